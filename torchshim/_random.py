@@ -1,0 +1,105 @@
+"""torch.Generator over a jax PRNG key. Each draw splits the key, so the same seed gives the same numbers
+within torchshim; the streams differ from PyTorch's (documented in docs/rng.md)."""
+import time
+
+import jax
+import numpy as np
+
+from . import _device as Dev
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state"]
+
+_DEFAULT_SEED = 67280421310721  # PyTorch's default_rng_seed_val
+
+
+class Generator:
+    """`torch.Generator(device='cpu')`: `manual_seed`, `seed`, `initial_seed`, `get_state`, `set_state`.
+
+    State is a uint8 tensor holding the seed and the number of draws (16 bytes)."""
+
+    def __init__(self, device="cpu"):
+        self.device = Dev.device(device)
+        self._seed = _DEFAULT_SEED
+        self._key = None
+        self._count = 0
+
+    def manual_seed(self, seed):
+        seed = int(seed)
+        if seed < -0x8000_0000_0000_0000 or seed > 0xFFFF_FFFF_FFFF_FFFF:
+            raise RuntimeError(f"Overflow when unpacking long long")
+        self._seed = seed & 0xFFFF_FFFF_FFFF_FFFF
+        self._key = None
+        self._count = 0
+        return self
+
+    def seed(self):
+        s = int(time.time_ns()) & 0xFFFF_FFFF_FFFF_FFFF
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self):
+        return self._seed
+
+    def next_key(self):
+        """A fresh jax key for one draw (the generator's state advances by one)."""
+        if self._key is None:
+            self._key = jax.random.key(self._seed & 0xFFFF_FFFF_FFFF_FFFF)
+        self._count += 1
+        return jax.random.fold_in(self._key, self._count)
+
+    def get_state(self):
+        from .ops.creation import tensor
+        from . import _dtype as D
+        raw = np.array([self._seed, self._count], dtype=np.uint64).view(np.uint8)
+        return tensor(raw, dtype=D.uint8)
+
+    def set_state(self, new_state):
+        raw = np.asarray(new_state._value, dtype=np.uint8)
+        if raw.size != 16:
+            raise RuntimeError("Expected a torchshim generator state of 16 bytes (seed, draw count); got "
+                               f"{raw.size} bytes")
+        s, c = raw.view(np.uint64).tolist()
+        self.manual_seed(s)
+        self._count = c
+        return self
+
+    def graphsafe_get_state(self):
+        return self.get_state()
+
+    def __reduce__(self):
+        raise TypeError("cannot pickle 'torch._C.Generator' object")
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    """`torch.manual_seed(seed)` -> the default Generator, reseeded."""
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    """`torch.seed()`: reseed the default generator non-deterministically; returns the seed."""
+    return default_generator.seed()
+
+
+def initial_seed():
+    """`torch.initial_seed()`."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """`torch.get_rng_state()` -> uint8 tensor of the default generator's state."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """`torch.set_rng_state(new_state)`."""
+    default_generator.set_state(new_state)
+
+
+def key_for(generator):
+    """The next key of `generator` (the default generator when None)."""
+    return (generator or default_generator).next_key()
+

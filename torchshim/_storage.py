@@ -1,0 +1,62 @@
+"""Storage: the one jax array that a tensor and all its views share.
+
+A storage's array keeps the shape it was created with for its whole life; tensors that cover it in that
+natural layout read it directly, other views go through `_view.read`/`_view.write`. A write rebinds
+`array`; jax arrays themselves are never mutated.
+"""
+import itertools
+
+__all__ = ["Storage", "UntypedStorage"]
+
+_addresses = itertools.count(1)
+
+
+class Storage:
+    """Shared state of a tensor and its views: `array` (jax array), `device` (torch.device), a fake address."""
+
+    __slots__ = ("array", "device", "_addr", "__weakref__")
+
+    def __init__(self, array, device):
+        self.array = array
+        self.device = device
+        self._addr = None
+
+    @property
+    def address(self):
+        """A stable fake base address, so `data_ptr()` is equal for aliases and differs between storages."""
+        if self._addr is None:
+            self._addr = next(_addresses) << 40
+        return self._addr
+
+    @property
+    def numel(self):
+        return self.array.size
+
+
+class UntypedStorage:
+    """What `Tensor.untyped_storage()` returns: enough for `data_ptr()`, `nbytes()`, `size()` and identity checks."""
+
+    def __init__(self, storage):
+        self._storage = storage
+
+    def data_ptr(self):
+        return self._storage.address
+
+    def nbytes(self):
+        return self._storage.array.size * self._storage.array.dtype.itemsize
+
+    def size(self):
+        return self.nbytes()
+
+    def __len__(self):
+        return self.nbytes()
+
+    @property
+    def device(self):
+        return self._storage.device
+
+    def __eq__(self, other):
+        return isinstance(other, UntypedStorage) and other._storage is self._storage
+
+    def __hash__(self):
+        return id(self._storage)

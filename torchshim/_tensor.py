@@ -1,0 +1,566 @@
+"""The mutable Tensor facade over immutable jax arrays.
+
+A Tensor is (storage, shape, stride, storage_offset, dtype) plus autograd fields. Views share the storage;
+writes rebind the storage's array and bump the version counter shared by the tensor, its views and `detach()`
+(`.data` gets a fresh counter, as in PyTorch). Ops, methods and operators are attached from the op table
+(`torchshim/ops`), not written here.
+"""
+import numbers
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+
+from . import _device as Dev
+from . import _dtype as D
+from . import _view as V
+from ._promotion import can_cast, short_name
+from ._storage import Storage, UntypedStorage
+
+__all__ = ["Tensor", "Size", "wrap", "to_array"]
+
+
+class Size(tuple):
+    """`torch.Size`: a tuple of ints with `numel()`; repr `torch.Size([2, 3])`."""
+
+    def __new__(cls, seq=()):
+        return super().__new__(cls, (int(s) for s in seq))
+
+    def numel(self):
+        return V.numel(self)
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+
+class _VersionCounter:
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class Tensor:
+    """`torch.Tensor`. Calling it directly is PyTorch's legacy constructor: `Tensor(2, 3)` (uninitialised
+    float32, zeros here), `Tensor([1, 2])`, `Tensor(size=...)`."""
+
+    __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_natural", "_cache", "_vc", "_base",
+                 "_requires_grad", "_grad", "grad_fn", "_retains_grad", "_hooks", "_node", "__dict__",
+                 "__weakref__")
+
+    # ----- construction -------------------------------------------------------------------------------
+    def __new__(cls, *args, **kwargs):
+        from ._legacy import legacy_new
+        return legacy_new(cls, D.get_default_dtype(), args, kwargs)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    @classmethod
+    def _make(cls, storage, shape, stride, offset, dtype, vc=None, base=None):
+        t = object.__new__(cls)
+        t._storage = storage
+        t._shape = shape
+        t._stride = stride
+        t._offset = offset
+        t._dtype = dtype
+        t._natural = offset == 0 and shape == storage.array.shape and stride == V.contiguous_strides(shape)
+        t._cache = None
+        t._vc = vc if vc is not None else _VersionCounter()
+        t._base = base
+        t._requires_grad = False
+        t._grad = None
+        t.grad_fn = None
+        t._retains_grad = False
+        t._hooks = None
+        t._node = None
+        return t
+
+    # ----- the jax value --------------------------------------------------------------------------------
+    @property
+    def _value(self):
+        """The tensor's current contents as a jax array (of its own shape)."""
+        st = self._storage
+        if self._natural:
+            return st.array
+        arr = st.array
+        c = self._cache
+        if c is not None and c[0] is arr:
+            return c[1]
+        v = V.read(arr, self._shape, self._stride, self._offset)
+        self._cache = (arr, v)
+        return v
+
+    def _write(self, value):
+        """Write `value` (broadcastable jax array) into this tensor's elements; every alias sees it."""
+        st = self._storage
+        if self._natural:
+            if value.shape != self._shape:
+                value = jnp.broadcast_to(value, self._shape)
+            if value.dtype != st.array.dtype:
+                value = value.astype(st.array.dtype)
+            st.array = value
+        else:
+            if V.has_overlap(self._shape, self._stride):
+                raise RuntimeError(
+                    "unsupported operation: more than one element of the written-to tensor refers to a single "
+                    "memory location. Please clone() the tensor before performing the operation.")
+            st.array = V.write(st.array, value, self._shape, self._stride, self._offset)
+        self._vc.value += 1
+
+    def _as_view(self, shape, stride, offset):
+        """A new tensor viewing this one's storage with the given geometry (shares the version counter)."""
+        root = self._base if self._base is not None else self
+        return Tensor._make(self._storage, tuple(shape), tuple(stride), offset, self._dtype, self._vc, root)
+
+    def _assign_from(self, result, opname):
+        """Write tensor `result` into self (an in-place op, `out=`, `copy_`); returns self."""
+        self._write(result._value)
+        return self
+
+    def _resize_storage(self, shape):
+        """Give self a fresh contiguous storage of `shape` (what out= does when the shape is wrong)."""
+        shape = tuple(shape)
+        self._storage = Storage(jnp.zeros(shape, self._dtype.np), self._storage.device)
+        self._shape, self._stride, self._offset = shape, V.contiguous_strides(shape), 0
+        self._natural, self._cache = True, None
+
+    # ----- metadata --------------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._shape)
+
+    def size(self, dim=None):
+        """`Tensor.size(dim=None)` -> torch.Size, or the size of one dim."""
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[_wrap_dim(dim, len(self._shape))]
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._storage.device
+
+    @property
+    def is_cuda(self):
+        return self._storage.device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._storage.device.type == "cpu"
+
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    is_mkldnn = False
+    is_nested = False
+    layout = "torch.strided"
+
+    def get_device(self):
+        """`Tensor.get_device()`: the cuda index, or -1 for cpu tensors."""
+        d = self._storage.device
+        return -1 if d.type == "cpu" else d.index
+
+    def dim(self):
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def numel(self):
+        return V.numel(self._shape)
+
+    nelement = numel
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._dtype.itemsize * V.numel(self._shape)
+
+    def stride(self, dim=None):
+        """`Tensor.stride(dim=None)`: PyTorch's strides (in elements) of this view of its storage."""
+        if dim is None:
+            return tuple(self._stride)
+        return self._stride[_wrap_dim(dim, len(self._shape))]
+
+    def storage_offset(self):
+        return self._offset
+
+    def is_contiguous(self, memory_format=None):
+        return V.is_contiguous(self._shape, self._stride)
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def is_complex(self):
+        return self._dtype.is_complex
+
+    def is_signed(self):
+        return self._dtype.is_signed
+
+    def data_ptr(self):
+        """A fake address: equal for tensors that start at the same storage element, as in PyTorch."""
+        return self._storage.address + self._offset * self._dtype.itemsize
+
+    def untyped_storage(self):
+        return UntypedStorage(self._storage)
+
+    def storage(self):
+        return UntypedStorage(self._storage)
+
+    def is_set_to(self, other):
+        """True when both tensors view the same storage with the same geometry."""
+        return (self._storage is other._storage and self._offset == other._offset
+                and self._shape == other._shape and self._stride == other._stride)
+
+    @property
+    def _version(self):
+        return self._vc.value
+
+    def _is_view(self):
+        return self._base is not None
+
+    # ----- aliases without autograd history ------------------------------------------------------------
+    @property
+    def data(self):
+        """`.data`: shares storage, not history or version counter (writes are invisible to autograd)."""
+        t = Tensor._make(self._storage, self._shape, self._stride, self._offset, self._dtype)
+        return t
+
+    @data.setter
+    def data(self, new):
+        if not isinstance(new, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(new).__name__}")
+        self._storage, self._shape, self._stride = new._storage, new._shape, new._stride
+        self._offset, self._dtype, self._natural = new._offset, new._dtype, new._natural
+        self._cache = None
+
+    def detach(self):
+        """`detach()`: shares storage and version counter; no history."""
+        return Tensor._make(self._storage, self._shape, self._stride, self._offset, self._dtype, self._vc,
+                            self._base)
+
+    def detach_(self):
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # ----- autograd fields (the tape lives in torchshim/autograd) ---------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        if not flag and self.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        if flag and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = bool(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, g):
+        self._grad = g
+
+    # ----- conversion -------------------------------------------------------------------------------------
+    def numpy(self, *, force=False):
+        """`Tensor.numpy()`: a numpy copy (PyTorch shares memory; jax arrays are immutable, so we can't)."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        if self._storage.device.type != "cpu" and not force:
+            raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy "
+                            "the tensor to host memory first.")
+        return np.asarray(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self._value)
+        return a if dtype is None else a.astype(dtype)
+
+    def __jax_array__(self):
+        return self._value
+
+    def item(self):
+        """`Tensor.item()` -> a Python number; the tensor must have exactly one element."""
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return _py_scalar(np.asarray(self._value).reshape(()), self._dtype)
+
+    def tolist(self):
+        """`Tensor.tolist()` -> nested lists of Python numbers (a number for 0-dim tensors)."""
+        a = np.asarray(self._value)
+        if self._dtype is D.bfloat16 or self._dtype.name.startswith("float8"):
+            a = a.astype(np.float32)
+        return a.tolist()
+
+    def __float__(self):
+        self._check_scalar("float")
+        return float(self.item().real if self._dtype.is_complex else self.item())
+
+    def __int__(self):
+        self._check_scalar("int")
+        return int(self.item())
+
+    def __complex__(self):
+        self._check_scalar("complex")
+        return complex(self.item())
+
+    def __index__(self):
+        if self._dtype.is_floating_point or self._dtype.is_complex or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        n = self.numel()
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def _check_scalar(self, kind):
+        if self.numel() != 1:
+            raise TypeError(f"only one element tensors can be converted to Python scalars")
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __contains__(self, element):
+        if isinstance(element, (Tensor, numbers.Number)):
+            return bool((self == element).any().item())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                           f"{type(element)}.")
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (np.asarray(self._value), self._dtype.name, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+                               "be because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        new = wrap(self._value, self._dtype, self._storage.device)
+        new.__class__ = self.__class__
+        new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        new.__dict__.update(self.__dict__)
+        memo[id(self)] = new
+        return new
+
+    # ----- printing ---------------------------------------------------------------------------------------
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __format__(self, spec):
+        if self.dim() == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    # ----- dtype / device movement --------------------------------------------------------------------------
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """`x.type()` -> 'torch.FloatTensor'; `x.type(torch.DoubleTensor)` or `x.type('torch.IntTensor')` casts."""
+        from ._legacy import legacy_type_name, resolve_legacy_type
+        if dtype is None:
+            return legacy_type_name(self._dtype, self._storage.device)
+        d, dev = resolve_legacy_type(dtype)
+        out = self.to(d)
+        if dev is not None and dev != out.device.type:
+            out = out.to(dev)
+        return out
+
+    def to(self, *args, **kwargs):
+        """`to(dtype)`, `to(device, dtype=None)`, `to(other)`, with `non_blocking`, `copy`, `memory_format`.
+
+        Returns self when nothing changes (unless copy=True), like PyTorch."""
+        dtype = kwargs.pop("dtype", None)
+        device = kwargs.pop("device", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for a in args:
+            if isinstance(a, D.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype, device = a.dtype, a.device
+            elif isinstance(a, (str, Dev.device, int)) and not isinstance(a, bool):
+                device = a
+            elif isinstance(a, bool):
+                continue  # legacy positional non_blocking / copy
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+        dev = self._storage.device if device is None else Dev.canonical(device)
+        dt = self._dtype if dtype is None else dtype
+        if dev is self._storage.device and dt is self._dtype and not copy:
+            return self
+        from .ops._dispatch import convert
+        return convert(self, dt, dev)
+
+    def cpu(self, memory_format=None):
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        if device is None:
+            device = "cuda"
+        elif isinstance(device, int):
+            device = f"cuda:{device}"
+        return self.to(device)
+
+    def _cast(self, d):
+        return self.to(d)
+
+    def float(self, memory_format=None):
+        return self.to(D.float32)
+
+    def double(self, memory_format=None):
+        return self.to(D.float64)
+
+    def half(self, memory_format=None):
+        return self.to(D.float16)
+
+    def bfloat16(self, memory_format=None):
+        return self.to(D.bfloat16)
+
+    def int(self, memory_format=None):
+        return self.to(D.int32)
+
+    def long(self, memory_format=None):
+        return self.to(D.int64)
+
+    def short(self, memory_format=None):
+        return self.to(D.int16)
+
+    def char(self, memory_format=None):
+        return self.to(D.int8)
+
+    def byte(self, memory_format=None):
+        return self.to(D.uint8)
+
+    def bool(self, memory_format=None):
+        return self.to(D.bool_)
+
+    def cfloat(self, memory_format=None):
+        return self.to(D.complex64)
+
+    def cdouble(self, memory_format=None):
+        return self.to(D.complex128)
+
+    def pin_memory(self, device=None):
+        return self
+
+    def is_pinned(self, device=None):
+        return False
+
+    def share_memory_(self):
+        return self
+
+    def is_shared(self):
+        return False
+
+
+def _rebuild(arr, dtype_name, requires_grad):
+    t = wrap(jnp.asarray(arr), D.PUBLIC[dtype_name], Dev.CPU)
+    t._requires_grad = requires_grad
+    return t
+
+
+def _py_scalar(a, dtype):
+    if dtype is D.bool_:
+        return bool(a)
+    if dtype.is_complex:
+        return complex(a)
+    if dtype.is_floating_point:
+        return float(a)
+    return int(a)
+
+
+def _wrap_dim(dim, ndim):
+    """Normalise a possibly negative dim; IndexError with PyTorch's message when out of range."""
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def wrap(array, dtype=None, device=None):
+    """A new Tensor owning `array` (a jax array) in a fresh storage."""
+    if dtype is None:
+        dtype = D.from_numpy_dtype(array.dtype)
+    if device is None:
+        device = Dev.of_array(array)
+    shape = tuple(array.shape)
+    return Tensor._make(Storage(array, device), shape, V.contiguous_strides(shape), 0, dtype)
+
+
+def to_array(x):
+    """The jax array of a Tensor (others pass through)."""
+    return x._value if isinstance(x, Tensor) else x
+
+
+def check_inplace_result(self, result_dtype, result_shape):
+    """PyTorch's checks before an in-place op writes its result into `self`."""
+    if result_shape != self._shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+                           f"{list(result_shape)}")
+    if not can_cast(result_dtype, self._dtype):
+        raise RuntimeError(f"result type {short_name(result_dtype)} can't be cast to the desired output type "
+                           f"{short_name(self._dtype)}")
+
+
+def warn_once(msg, category=UserWarning):
+    warnings.warn(msg, category, stacklevel=3)
+

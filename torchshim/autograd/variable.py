@@ -1,0 +1,29 @@
+"""The legacy `torch.autograd.Variable`: since PyTorch 0.4 it returns a plain Tensor."""
+import warnings
+
+from .._tensor import Tensor
+
+__all__ = ["Variable"]
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """`Variable(tensor, requires_grad=False, volatile=False)` -> the tensor itself (PyTorch >= 0.4).
+
+    `volatile=` is ignored with PyTorch's warning; `isinstance(t, Variable)` is True for every Tensor."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.", UserWarning, stacklevel=2)
+        if data is None:
+            from .. import tensor
+            data = tensor([])
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if requires_grad:
+            data.requires_grad_(True)
+        return data

@@ -1,0 +1,206 @@
+"""The one path from Tensors to jax and back: operand conversion, PyTorch promotion, device checks, jitted
+kernels, and wrapping results.
+
+Kernels are `jax.jit`-ed once per op; jax caches compilations per shape/dtype/static argument. The compute and
+result dtypes are static arguments, so a cast and the op fuse into one dispatch.
+"""
+import numbers
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+from .. import _dtype as D
+from .. import _view as V
+from .._promotion import _wrapped_dtype, result_type_of
+from .._storage import Storage
+from .._tensor import Tensor, _VersionCounter
+
+__all__ = ["fresh", "unary", "binary", "kernel", "convert", "promote", "check_devices", "broadcast_error"]
+
+
+def fresh(array, dtype, device):
+    """A new Tensor owning jax `array` (which must already have `dtype`'s numpy dtype)."""
+    t = object.__new__(Tensor)
+    shape = array.shape
+    t._storage = Storage(array, device)
+    t._shape = shape
+    t._stride = V.contiguous_strides(shape)
+    t._offset = 0
+    t._dtype = dtype
+    t._natural = True
+    t._cache = None
+    t._vc = _VersionCounter()
+    t._base = None
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._retains_grad = False
+    t._hooks = None
+    t._node = None
+    return t
+
+# ---- promotion kinds (as torch._prims_common.ELEMENTWISE_TYPE_PROMOTION_KIND) ---------------------------
+DEFAULT, INT_TO_FLOAT, ALWAYS_BOOL, COMPLEX_TO_FLOAT, BOOL_TO_LONG, NO_OPMATH = (
+    "default", "int_to_float", "always_bool", "complex_to_float", "bool_to_long", "no_opmath")
+
+
+def _result_dtypes(kind, promoted):
+    """(compute dtype, result dtype) of an elementwise op of promotion `kind` on inputs promoting to `promoted`."""
+    if kind == INT_TO_FLOAT and not (promoted.is_floating_point or promoted.is_complex):
+        p = D.get_default_dtype()
+        return p, p
+    if kind == ALWAYS_BOOL:
+        return promoted, D.bool_
+    if kind == COMPLEX_TO_FLOAT and promoted.is_complex:
+        return promoted, promoted.to_real()
+    if kind == BOOL_TO_LONG and promoted is D.bool_:
+        return D.int64, D.int64
+    return promoted, promoted
+
+
+_promo_cache = {}
+
+
+def promote(kind, operands):
+    """Compute and result dtype for `operands` (Tensors and Python numbers) under promotion `kind`."""
+    key = [kind]
+    dims, zeros, wrapped = [], [], []
+    for x in operands:
+        if isinstance(x, Tensor):
+            d = x._dtype
+            (dims if x._shape else zeros).append(d)
+            key.append(d)
+            key.append(bool(x._shape))
+        else:
+            d = _wrapped_dtype(x)
+            wrapped.append(d)
+            key.append(d)
+            key.append(None)
+    key = tuple(key)
+    r = _promo_cache.get(key)
+    if r is None:
+        r = _promo_cache[key] = _result_dtypes(kind, result_type_of(dims, zeros, wrapped))
+    return r
+
+
+def check_devices(tensors):
+    """PyTorch's error when tensors on different devices meet (0-dim cpu tensors may join any device)."""
+    dev = None
+    for t in tensors:
+        d = t._storage.device
+        if dev is None:
+            dev = d
+        elif d is not dev:
+            if d.type == "cpu" and not t._shape:
+                continue
+            if dev.type == "cpu" and dev is not d:
+                dev = d
+                continue
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{dev} and {d}!")
+    return dev
+
+
+def broadcast_error(shapes):
+    """Raise PyTorch's broadcasting error for `shapes` (called after jax rejected them)."""
+    out = []
+    for shp in shapes:
+        shp = tuple(shp)
+        if len(shp) > len(out):
+            out = [1] * (len(shp) - len(out)) + out
+        for i in range(1, len(shp) + 1):
+            a, b = out[-i], shp[-i]
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                                   f"non-singleton dimension {len(out) - i}")
+            if a == 1:
+                out[-i] = b
+    return tuple(out)
+
+
+def _operand_error(name, pos, argname, x):
+    return TypeError(f"{name}(): argument '{argname}' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
+def _is_scalar(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
+
+
+def _cast_body(jfn):
+    def body(*args, cdt, rdt, **kw):
+        args = [a.astype(cdt) if a.dtype != cdt else a for a in map(jnp.asarray, args)]
+        r = jfn(*args, **kw)
+        return r.astype(rdt) if r.dtype != rdt else r
+    return body
+
+
+def unary(name, jfn, kind=DEFAULT, static=()):
+    """Front function `f(input, **static_kwargs)` for an elementwise jax function of one array."""
+    jitted = jax.jit(_cast_body(jfn), static_argnames=("cdt", "rdt", *static))
+
+    def f(input, **kw):
+        if not isinstance(input, Tensor):
+            raise _operand_error(name, 1, "input", input)
+        cdt, rdt = promote(kind, (input,))
+        out = jitted(input._value, cdt=cdt.np, rdt=rdt.np, **kw)
+        return fresh(out, rdt, input._storage.device)
+    f.__name__ = name
+    return f
+
+
+def binary(name, jfn, kind=DEFAULT, static=()):
+    """Front function `f(input, other, **static_kwargs)` for an elementwise jax function of two arrays.
+
+    Either operand may be a Python number (PyTorch's wrapped scalar, lowest promotion priority)."""
+    jitted = jax.jit(_cast_body(jfn), static_argnames=("cdt", "rdt", *static))
+
+    def f(input, other, **kw):
+        ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
+        if ti and to:
+            dev = input._storage.device
+            if other._storage.device is not dev:
+                dev = check_devices((input, other))
+            a, b = input._value, other._value
+        elif ti:
+            if not _is_scalar(other):
+                raise _operand_error(name, 2, "other", other)
+            dev, a, b = input._storage.device, input._value, other
+        elif to:
+            if not _is_scalar(input):
+                raise _operand_error(name, 1, "input", input)
+            dev, a, b = other._storage.device, input, other._value
+        else:
+            raise _operand_error(name, 1, "input", input)
+        cdt, rdt = promote(kind, (input, other))
+        try:
+            out = jitted(a, b, cdt=cdt.np, rdt=rdt.np, **kw)
+        except (TypeError, ValueError):
+            broadcast_error((jnp.shape(a), jnp.shape(b)))
+            raise
+        return fresh(out, rdt, dev)
+    f.__name__ = name
+    return f
+
+
+def kernel(fn=None, *, static=()):
+    """Decorator: a jitted jax kernel with the given static keyword arguments."""
+    if fn is None:
+        return partial(kernel, static=static)
+    return jax.jit(fn, static_argnames=static)
+
+
+@partial(jax.jit, static_argnames=("dt",))
+def _astype(a, dt):
+    return a.astype(dt)
+
+
+def convert(t, dtype, device):
+    """`t` as a new tensor of `dtype` on `device` (a canonical torch.device)."""
+    from .. import _device as Dev
+    arr = t._value
+    if dtype is not t._dtype:
+        arr = _astype(arr, dtype.np)
+    if device is not t._storage.device:
+        arr = jax.device_put(arr, Dev.to_jax(device))
+    return fresh(arr, dtype, device)  # jax arrays are immutable: sharing one between two storages is safe

@@ -1,0 +1,139 @@
+"""The one table of ops. Each op is registered once; its variants are generated from the entry:
+
+- `torchshim.<name>` (with `out=` when `out=True`),
+- `Tensor.<name>` (when `method=True`),
+- `Tensor.<name>_` (when `inplace=True`: compute out of place, check shape/dtype like PyTorch, write back),
+- Python operators named in `operators` (`__add__`, reflected `__radd__`, in-place `__iadd__`).
+
+Registering a name (or alias, or generated variant name) twice raises at import.
+"""
+import functools
+import warnings
+
+from .._promotion import can_cast, short_name
+from .._tensor import Tensor, check_inplace_result
+
+__all__ = ["register", "OPS", "install"]
+
+OPS = {}  # public name -> OpDef
+_TAKEN = set()  # every generated name, to reject duplicates
+
+
+class OpDef:
+    __slots__ = ("name", "fn", "method", "inplace", "out", "aliases", "operators", "function", "kind")
+
+    def __init__(self, name, fn, method, inplace, out, aliases, operators, function, kind):
+        self.name, self.fn, self.method, self.inplace, self.out = name, fn, method, inplace, out
+        self.aliases, self.operators, self.function, self.kind = aliases, operators, function, kind
+
+    def __repr__(self):
+        return f"OpDef({self.name})"
+
+
+def _claim(name):
+    if name in _TAKEN:
+        raise RuntimeError(f"torchshim op table: '{name}' is registered twice")
+    _TAKEN.add(name)
+
+
+def register(name, *, method=True, inplace=False, out=False, aliases=(), operators=(), function=True,
+             kind="other"):
+    """Decorator: register `fn` (PyTorch's signature, works on Tensors) as op `name`.
+
+    inplace: True derives `Tensor.name_` generically; a callable is used as `Tensor.name_` itself.
+    kind: a tag for tests and docs ('pointwise', 'reduction', 'view', 'creation', ...).
+    """
+    def deco(fn):
+        for n in (name, *aliases):
+            _claim(("fn", n))
+        if inplace:
+            for n in (name, *aliases):
+                _claim(("fn", n + "_"))
+        for op in operators:
+            _claim(("operator", op))
+        OPS[name] = OpDef(name, fn, method, inplace, out, tuple(aliases), tuple(operators), function, kind)
+        return fn
+    return deco
+
+
+def make_inplace(fn, name):
+    """`Tensor.name_` from the out-of-place `fn`: same computation, PyTorch's checks, written into self."""
+    def inplace(self, *args, **kwargs):
+        result = fn(self, *args, **kwargs)
+        check_inplace_result(self, result._dtype, result._shape)
+        return self._assign_from(result, name + "_")
+    inplace.__name__ = name + "_"
+    inplace.__qualname__ = "Tensor." + name + "_"
+    inplace.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
+    return inplace
+
+
+def with_out(fn, name):
+    """`fn` plus PyTorch's `out=` keyword: dtype must be castable; a wrong shape is resized with a warning."""
+    @functools.wraps(fn)
+    def f(*args, out=None, **kwargs):
+        result = fn(*args, **kwargs)
+        if out is None:
+            return result
+        if isinstance(out, (tuple, list)):
+            results = result if isinstance(result, tuple) else (result,)
+            for o, r in zip(out, results):
+                write_out(o, r)
+            return type(result)(out) if isinstance(result, tuple) and hasattr(result, "_fields") else tuple(out)
+        return write_out(out, result)
+    return f
+
+
+def write_out(out, result):
+    """Copy `result` into the tensor `out` as PyTorch's out= does."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    if not can_cast(result._dtype, out._dtype):
+        raise RuntimeError(f"result type {short_name(result._dtype)} can't be cast to the desired output type "
+                           f"{short_name(out._dtype)}")
+    if result._shape != out._shape:
+        if out.numel() != 0:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape {list(out._shape)}, which "
+                f"does not match the required output shape {list(result._shape)}. This behavior is deprecated, "
+                "and in a future PyTorch release outputs will not be resized unless they have zero elements. You "
+                "can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+                "t.resize_(0).", UserWarning, stacklevel=3)
+        out._resize_storage(result._shape)
+    return out._assign_from(result, "out")
+
+
+def _reflected(fn):
+    def r(self, other):
+        return fn(other, self)
+    return r
+
+
+def _ioperator(inplace):
+    def i(self, other):
+        inplace(self, other)
+        return self
+    return i
+
+
+def install(namespace):
+    """Attach every registered op to the module namespace `namespace` and to Tensor."""
+    for op in OPS.values():
+        public = with_out(op.fn, op.name) if op.out else op.fn
+        ip = None
+        if op.inplace:
+            ip = op.inplace if callable(op.inplace) and op.inplace is not True else make_inplace(op.fn, op.name)
+        for n in (op.name, *op.aliases):
+            if op.function:
+                namespace[n] = public
+            if op.method:
+                setattr(Tensor, n, op.fn)
+            if ip is not None:
+                setattr(Tensor, n + "_", ip)
+        for o in op.operators:
+            if o.startswith("__i"):
+                setattr(Tensor, o, _ioperator(ip))
+            elif o.startswith("__r") and o not in ("__rshift__",):
+                setattr(Tensor, o, _reflected(op.fn))
+            else:
+                setattr(Tensor, o, op.fn)

@@ -1,0 +1,430 @@
+"""Elementwise math: arithmetic, exponentials, trigonometry, rounding, clamping, special functions.
+
+Each entry is a jax function plus PyTorch's promotion kind; `_dispatch.unary/binary` build the front function.
+"""
+import jax
+import jax.numpy as jnp
+from jax.scipy import special as jsp
+
+from .. import _dtype as D
+from .._promotion import c_name
+from .._tensor import Tensor
+from . import _dispatch as P
+from ._dispatch import ALWAYS_BOOL, COMPLEX_TO_FLOAT, DEFAULT, INT_TO_FLOAT
+from ._registry import register
+
+
+def _is_int(d):
+    return not (d.is_floating_point or d.is_complex)
+
+
+def _dtype_of(x):
+    if isinstance(x, Tensor):
+        return x._dtype
+    return D.bool_ if isinstance(x, bool) else D.int64 if isinstance(x, int) else D.float32
+
+
+def _check_int_divisor(name, input, other):
+    """PyTorch raises ZeroDivisionError for integer division by zero; jax returns garbage. Checked eagerly only."""
+    if not (_is_int(_dtype_of(input)) and _is_int(_dtype_of(other))):
+        return
+    b = other._value if isinstance(other, Tensor) else other
+    if isinstance(b, jax.core.Tracer):
+        return  # under tracing no host check is possible; documented in docs/differences.md
+    if bool(jnp.any(jnp.asarray(b) == 0)):
+        raise RuntimeError("ZeroDivisionError")
+
+
+# ---- arithmetic ------------------------------------------------------------------------------------------
+_add = P.binary("add", lambda a, b, alpha: a + b if alpha == 1 else a + b * alpha, static=("alpha",))
+_sub = P.binary("sub", lambda a, b, alpha: a - b if alpha == 1 else a - b * alpha, static=("alpha",))
+
+
+def _check_alpha(name, input, other, alpha):
+    if alpha == 1:
+        return
+    d = P.promote(DEFAULT, (input, other))[1]
+    if _is_int(d) and d is not D.bool_ and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if d is D.bool_ and not isinstance(alpha, bool):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+
+
+@register("add", inplace=True, out=True, operators=("__add__", "__radd__", "__iadd__"), kind="pointwise")
+def add(input, other, *, alpha=1):
+    """`torch.add(input, other, *, alpha=1, out=None)` -> input + alpha * other."""
+    if alpha != 1:
+        _check_alpha("add", input, other, alpha)
+    return _add(input, other, alpha=alpha)
+
+
+def _check_bool_sub(input, other):
+    bi, bo = _dtype_of(input) is D.bool_, _dtype_of(other) is D.bool_
+    if bi and bo:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+                           "or `logical_xor()` operator instead.")
+    if bi or bo:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+@register("sub", inplace=True, out=True, aliases=("subtract",), operators=("__sub__", "__rsub__", "__isub__"),
+          kind="pointwise")
+def sub(input, other, *, alpha=1):
+    """`torch.sub(input, other, *, alpha=1, out=None)` -> input - alpha * other. Bool operands are an error."""
+    _check_bool_sub(input, other)
+    if alpha != 1:
+        _check_alpha("sub", input, other, alpha)
+    return _sub(input, other, alpha=alpha)
+
+
+@register("rsub", method=False, kind="pointwise")
+def rsub(input, other, *, alpha=1):
+    """`torch.rsub(input, other, *, alpha=1)` -> other - alpha * input."""
+    return sub(other, input, alpha=alpha)
+
+
+_mul = P.binary("mul", lambda a, b: jnp.logical_and(a, b) if a.dtype == bool else a * b)
+register("mul", inplace=True, out=True, aliases=("multiply",), operators=("__mul__", "__rmul__", "__imul__"),
+         kind="pointwise")(_mul)
+_mul.__doc__ = "`torch.mul(input, other, *, out=None)` -> input * other."
+
+
+def _floor_div(a, b):
+    if jnp.issubdtype(a.dtype, jnp.integer):
+        return jnp.floor_divide(a, b)
+    # PyTorch's div_floor_floating: fmod-based, exact at integer quotients (matches Python's //).
+    mod = jnp.fmod(a, b)
+    div = (a - mod) / b
+    div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    floor_div = jnp.floor(div)
+    floor_div = jnp.where(div - floor_div > 0.5, floor_div + 1, floor_div)
+    return jnp.where(b == 0, a / b, jnp.where(div == 0, jnp.copysign(0.0, a / b), floor_div))
+
+
+def _trunc_div(a, b):
+    if jnp.issubdtype(a.dtype, jnp.integer):
+        q = jnp.floor_divide(a, b)
+        return jnp.where((q < 0) & (q * b != a), q + 1, q)
+    return jnp.trunc(a / b)
+
+
+_true_div = P.binary("div", jnp.true_divide, INT_TO_FLOAT)
+_floor_divide = P.binary("floor_divide", _floor_div)
+_trunc_divide = P.binary("div", _trunc_div)
+
+
+@register("div", inplace=True, out=True, aliases=("divide",), operators=("__truediv__", "__rtruediv__",
+          "__itruediv__"), kind="pointwise")
+def div(input, other, *, rounding_mode=None):
+    """`torch.div(input, other, *, rounding_mode=None, out=None)`; rounding_mode None, 'trunc' or 'floor'.
+
+    Integer division by zero raises like PyTorch (checked eagerly; not under jax tracing)."""
+    if rounding_mode is None:
+        return _true_div(input, other)
+    if rounding_mode == "trunc":
+        _check_int_divisor("div", input, other)
+        return _trunc_divide(input, other)
+    if rounding_mode == "floor":
+        _check_int_divisor("div", input, other)
+        return _floor_divide(input, other)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                       f"'{rounding_mode}'")
+
+
+@register("true_divide", inplace=True, out=True, kind="pointwise")
+def true_divide(input, other):
+    """`torch.true_divide(dividend, divisor, *, out=None)`: alias of `div(rounding_mode=None)`."""
+    return _true_div(input, other)
+
+
+@register("floor_divide", inplace=True, out=True, operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
+          kind="pointwise")
+def floor_divide(input, other):
+    """`torch.floor_divide(input, other, *, out=None)`: division rounded toward -inf (Python's //)."""
+    _check_int_divisor("floor_divide", input, other)
+    return _floor_divide(input, other)
+
+
+def _remainder_f(a, b):
+    if jnp.issubdtype(a.dtype, jnp.integer):
+        return jnp.remainder(a, b)
+    m = jnp.fmod(a, b)
+    return jnp.where((m != 0) & ((m < 0) != (b < 0)), m + b, m)
+
+
+_remainder = P.binary("remainder", _remainder_f)
+_fmod = P.binary("fmod", jnp.fmod)
+
+
+@register("remainder", inplace=True, out=True, operators=("__mod__", "__rmod__", "__imod__"), kind="pointwise")
+def remainder(input, other):
+    """`torch.remainder(input, other, *, out=None)`: Python's %, the result has the divisor's sign."""
+    _check_int_divisor("remainder", input, other)
+    return _remainder(input, other)
+
+
+@register("fmod", inplace=True, out=True, kind="pointwise")
+def fmod(input, other):
+    """`torch.fmod(input, other, *, out=None)`: C's fmod, the result has the dividend's sign."""
+    _check_int_divisor("fmod", input, other)
+    return _fmod(input, other)
+
+
+_pow = P.binary("pow", jnp.power)
+
+
+@register("pow", inplace=True, out=True, operators=("__pow__", "__rpow__", "__ipow__"), kind="pointwise")
+def pow(input, exponent):
+    """`torch.pow(input, exponent, *, out=None)`; input may be a Python number when exponent is a Tensor.
+
+    An integer tensor raised to a negative integer scalar raises, like PyTorch."""
+    if (isinstance(input, Tensor) and _is_int(input._dtype) and isinstance(exponent, int)
+            and not isinstance(exponent, bool) and exponent < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return _pow(input, exponent)
+
+
+@register("float_power", inplace=True, out=True, kind="pointwise")
+def float_power(input, exponent):
+    """`torch.float_power(input, exponent)`: pow computed in double precision (complex128 for complex)."""
+    cplx = _dtype_of(input).is_complex or _dtype_of(exponent).is_complex or isinstance(exponent, complex)
+    d = D.complex128 if cplx else D.float64
+    a = input.to(d) if isinstance(input, Tensor) else input
+    b = exponent.to(d) if isinstance(exponent, Tensor) else exponent
+    return _pow(a, b)
+
+
+_neg = P.unary("neg", jnp.negative)
+
+
+@register("neg", inplace=True, out=True, aliases=("negative",), operators=("__neg__",), kind="pointwise")
+def neg(input):
+    """`torch.neg(input, *, out=None)` -> -input. Bool tensors are an error, as in PyTorch."""
+    if isinstance(input, Tensor) and input._dtype is D.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return _neg(input)
+
+
+@register("positive", inplace=False, operators=("__pos__",), kind="pointwise")
+def positive(input):
+    """`torch.positive(input)` -> input itself (bool is an error)."""
+    if input._dtype is D.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+_abs = P.unary("abs", jnp.abs, COMPLEX_TO_FLOAT)
+register("abs", inplace=True, out=True, aliases=("absolute",), operators=("__abs__",), kind="pointwise")(_abs)
+_abs.__doc__ = "`torch.abs(input, *, out=None)` -> |input| (real for complex input)."
+
+# ---- exponentials, logs, trigonometry: int -> default float ------------------------------------------------
+_UNARY_FLOAT = {
+    "exp": jnp.exp, "exp2": jnp.exp2, "log": jnp.log, "log1p": jnp.log1p, "log2": jnp.log2, "log10": jnp.log10,
+    "expm1": jnp.expm1, "sqrt": jnp.sqrt, "rsqrt": jax.lax.rsqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan,
+    "asin": jnp.arcsin, "acos": jnp.arccos, "atan": jnp.arctan, "sinh": jnp.sinh, "cosh": jnp.cosh,
+    "tanh": jnp.tanh, "asinh": jnp.arcsinh, "acosh": jnp.arccosh, "atanh": jnp.arctanh,
+    "sigmoid": jax.nn.sigmoid, "erf": jsp.erf, "erfc": jsp.erfc, "erfinv": jsp.erfinv,
+    "reciprocal": jnp.reciprocal, "lgamma": jsp.gammaln, "digamma": jsp.digamma, "i0": jsp.i0,
+    "sinc": jnp.sinc, "deg2rad": jnp.deg2rad, "rad2deg": jnp.rad2deg,
+}
+_ALIASES = {"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",), "asinh": ("arcsinh",),
+            "acosh": ("arccosh",), "atanh": ("arctanh",)}
+
+
+def _float_unary(name, jfn):
+    f = P.unary(name, jfn, INT_TO_FLOAT)
+    f.__doc__ = (f"`torch.{name}(input, *, out=None)`: elementwise {name}; integer and bool inputs give the "
+                 f"default float dtype, as in PyTorch.")
+    return f
+
+
+for _name, _fn in _UNARY_FLOAT.items():
+    register(_name, inplace=True, out=True, aliases=_ALIASES.get(_name, ()), kind="pointwise")(
+        _float_unary(_name, _fn))
+
+
+def _logit(a, eps):
+    if eps is not None:
+        a = jnp.clip(a, eps, 1 - eps)
+    return jnp.log(a / (1 - a))
+
+
+_logit_k = P.unary("logit", _logit, INT_TO_FLOAT, static=("eps",))
+
+
+@register("logit", inplace=True, out=True, kind="pointwise")
+def logit(input, eps=None):
+    """`torch.logit(input, eps=None, *, out=None)` -> log(p / (1 - p)), input clamped to [eps, 1 - eps]."""
+    return _logit_k(input, eps=eps)
+
+
+_atan2 = P.binary("atan2", jnp.arctan2, INT_TO_FLOAT)
+register("atan2", inplace=True, out=True, aliases=("arctan2",), kind="pointwise")(_atan2)
+_atan2.__doc__ = "`torch.atan2(input, other, *, out=None)`: elementwise arctangent of input / other."
+_hypot = P.binary("hypot", jnp.hypot, INT_TO_FLOAT)
+register("hypot", inplace=True, out=True, kind="pointwise")(_hypot)
+_hypot.__doc__ = "`torch.hypot(input, other, *, out=None)` -> sqrt(input**2 + other**2)."
+
+# ---- sign and rounding: integer inputs stay integers --------------------------------------------------------
+
+
+def _int_identity(jfn):
+    return lambda a: a if not jnp.issubdtype(a.dtype, jnp.inexact) else jfn(a)
+
+
+_sign = P.unary("sign", lambda a: a if a.dtype == bool else jnp.sign(a))
+register("sign", inplace=True, out=True, kind="pointwise")(_sign)
+_sign.__doc__ = "`torch.sign(input, *, out=None)`: -1, 0 or 1 (complex input is an error; use sgn)."
+_sgn = P.unary("sgn", lambda a: jnp.where(a == 0, 0, a / jnp.abs(a)).astype(a.dtype)
+               if jnp.iscomplexobj(a) else jnp.sign(a))
+register("sgn", inplace=True, out=True, kind="pointwise")(_sgn)
+_sgn.__doc__ = "`torch.sgn(input, *, out=None)`: sign, and x/|x| for complex input."
+
+for _name, _fn in {"floor": jnp.floor, "ceil": jnp.ceil, "trunc": jnp.trunc,
+                   "frac": lambda a: a - jnp.trunc(a)}.items():
+    _f = P.unary(_name, _int_identity(_fn))
+    _f.__doc__ = f"`torch.{_name}(input, *, out=None)`: elementwise {_name}; integer input is returned as is."
+    register(_name, inplace=True, out=True, aliases=("fix",) if _name == "trunc" else (), kind="pointwise")(_f)
+
+
+def _round_f(a, decimals):
+    if not jnp.issubdtype(a.dtype, jnp.inexact):
+        return a
+    if decimals == 0:
+        return jnp.round(a)
+    if decimals > 0:
+        ten = jnp.asarray(10.0 ** decimals, a.dtype)
+        return jnp.round(a * ten) / ten
+    ten = jnp.asarray(10.0 ** -decimals, a.dtype)
+    return jnp.round(a / ten) * ten
+
+
+_round_k = P.unary("round", _round_f, static=("decimals",))
+
+
+@register("round", inplace=True, out=True, kind="pointwise")
+def round(input, *, decimals=0):
+    """`torch.round(input, *, decimals=0, out=None)`: round half to even, like PyTorch."""
+    return _round_k(input, decimals=decimals)
+
+
+# ---- clamp ---------------------------------------------------------------------------------------------------
+def _clamp3(a, lo, hi):
+    return jnp.minimum(jnp.maximum(a, lo), hi)
+
+
+_clamp_both = P.kernel(lambda a, lo, hi, cdt: _clamp3(a.astype(cdt), jnp.asarray(lo).astype(cdt),
+                                                      jnp.asarray(hi).astype(cdt)), static=("cdt",))
+_clamp_min = P.binary("clamp_min", jnp.maximum)
+_clamp_max = P.binary("clamp_max", jnp.minimum)
+
+
+@register("clamp", inplace=True, out=True, aliases=("clip",), kind="pointwise")
+def clamp(input, min=None, max=None):
+    """`torch.clamp(input, min=None, max=None, *, out=None)`: min/max are numbers or tensors (broadcast).
+
+    As in PyTorch, min > max gives max everywhere and NaN stays NaN; the result dtype follows promotion."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if max is None:
+        return _clamp_min(input, min)
+    if min is None:
+        return _clamp_max(input, max)
+    cdt, rdt = P.promote(DEFAULT, (input, min, max))
+    tensors = [t for t in (input, min, max) if isinstance(t, Tensor)]
+    dev = P.check_devices(tensors)
+    args = [t._value if isinstance(t, Tensor) else t for t in (input, min, max)]
+    try:
+        out = _clamp_both(*args, cdt=cdt.np)
+    except (TypeError, ValueError):
+        P.broadcast_error([jnp.shape(a) for a in args])
+        raise
+    return P.fresh(out, rdt, dev)
+
+
+register("clamp_min", inplace=True, out=True, kind="pointwise")(_clamp_min)
+_clamp_min.__doc__ = "`torch.clamp_min(input, min)`: clamp from below."
+register("clamp_max", inplace=True, out=True, kind="pointwise")(_clamp_max)
+_clamp_max.__doc__ = "`torch.clamp_max(input, max)`: clamp from above."
+
+
+# ---- interpolation and pairwise extrema ---------------------------------------------------------------------
+def _lerp_f(a, b, w):
+    return jnp.where(jnp.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+
+
+_lerp_k = P.kernel(lambda a, b, w, cdt: _lerp_f(a.astype(cdt), b.astype(cdt), jnp.asarray(w).astype(cdt)),
+                   static=("cdt",))
+
+
+@register("lerp", inplace=True, out=True, kind="pointwise")
+def lerp(input, end, weight):
+    """`torch.lerp(input, end, weight, *, out=None)` -> input + weight * (end - input), PyTorch's formula."""
+    if not isinstance(end, Tensor):
+        raise TypeError(f"lerp(): argument 'end' (position 2) must be Tensor, not {type(end).__name__}")
+    if input._dtype is not end._dtype:
+        raise RuntimeError(f"expected dtype {c_name(input._dtype)} for `end` but got dtype {c_name(end._dtype)}")
+    tensors = [t for t in (input, end, weight) if isinstance(t, Tensor)]
+    dev = P.check_devices(tensors)
+    args = [t._value if isinstance(t, Tensor) else t for t in (input, end, weight)]
+    try:
+        out = _lerp_k(*args, cdt=input._dtype.np)
+    except (TypeError, ValueError):
+        P.broadcast_error([jnp.shape(a) for a in args])
+        raise
+    return P.fresh(out, input._dtype, dev)
+
+
+def _tensor_pair(name, fn):
+    def f(input, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+        return fn(input, other)
+    f.__name__ = name
+    f.__doc__ = f"`torch.{name}(input, other, *, out=None)`: elementwise {name} of two tensors."
+    return f
+
+
+for _name, _fn in {"maximum": jnp.maximum, "minimum": jnp.minimum, "fmax": jnp.fmax, "fmin": jnp.fmin}.items():
+    register(_name, out=True, kind="pointwise")(_tensor_pair(_name, P.binary(_name, _fn)))
+
+_copysign = P.binary("copysign", jnp.copysign, INT_TO_FLOAT)
+register("copysign", inplace=True, out=True, kind="pointwise")(_copysign)
+_copysign.__doc__ = "`torch.copysign(input, other, *, out=None)`: |input| with other's sign."
+
+_xlogy = P.binary("xlogy", lambda a, b: jnp.where(a == 0, jnp.zeros_like(a), a * jnp.log(b)), INT_TO_FLOAT)
+register("xlogy", inplace=True, out=True, kind="pointwise")(_xlogy)
+_xlogy.__doc__ = "`torch.xlogy(input, other, *, out=None)` -> input * log(other), 0 where input == 0."
+
+
+# ---- non-finite values -----------------------------------------------------------------------------------
+def _nan_to_num_f(a, nan, posinf, neginf):
+    if not jnp.issubdtype(a.dtype, jnp.inexact):
+        return a
+    return jnp.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+
+_nan_to_num_k = P.unary("nan_to_num", _nan_to_num_f, static=("nan", "posinf", "neginf"))
+
+
+@register("nan_to_num", inplace=True, out=True, kind="pointwise")
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """`torch.nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None)`; infinities default to the
+    dtype's largest/smallest finite values."""
+    return _nan_to_num_k(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def _nonfinite_test(fn, on_int):
+    return lambda a: fn(a) if jnp.issubdtype(a.dtype, jnp.inexact) else on_int(a)
+
+
+_never = lambda a: jnp.zeros_like(a, bool)
+for _name, _fn, _on_int in (("isnan", jnp.isnan, _never), ("isinf", jnp.isinf, _never),
+                            ("isfinite", jnp.isfinite, lambda a: jnp.ones_like(a, bool)),
+                            ("isposinf", jnp.isposinf, _never), ("isneginf", jnp.isneginf, _never),
+                            ("signbit", jnp.signbit, lambda a: a < 0)):
+    _f = P.unary(_name, _nonfinite_test(_fn, _on_int), ALWAYS_BOOL)
+    _f.__doc__ = f"`torch.{_name}(input)` -> bool tensor."
+    register(_name, out=_name in ("isposinf", "isneginf", "signbit"), kind="pointwise")(_f)

@@ -1,0 +1,2 @@
+"""torch.utils (the parts that exist so far)."""
+from . import backcompat  # noqa: F401

@@ -178,6 +178,11 @@ def to_numpy(t):
     return t.numpy()
 
 
+# torch.testing.assert_close's default tolerances for the dtypes we widen before comparing
+_LOW_PRECISION_TOL = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5),
+                      torch.float8_e4m3fn: (0.125, 1e-5), torch.float8_e5m2: (0.25, 1e-5)}
+
+
 def _is_tensor(x):
     return isinstance(x, (torch.Tensor, torchshim.Tensor))
 
@@ -197,6 +202,8 @@ def compare_values(ref, got, rtol=None, atol=None, path="result", check_stride=F
         if ref.dtype in (torch.bool,) or not (ref.dtype.is_floating_point or ref.dtype.is_complex):
             np.testing.assert_array_equal(g, r, err_msg=f"{path}: values differ")
         else:
+            if rtol is None and atol is None and ref.dtype in _LOW_PRECISION_TOL:
+                rtol, atol = _LOW_PRECISION_TOL[ref.dtype]  # values are widened to float32 to compare
             torch.testing.assert_close(torch.from_numpy(np.asarray(g)), torch.from_numpy(np.asarray(r)),
                                        rtol=rtol, atol=atol, equal_nan=True, check_dtype=False,
                                        msg=lambda m: f"{path}: {m}")

@@ -27,3 +27,4 @@ from . import autograd, cuda, utils  # noqa: E402,F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401
 
 __version__ = "2.13.0+torchshim.0.1.0"
+from . import return_types  # noqa: E402,F401

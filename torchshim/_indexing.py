@@ -7,6 +7,7 @@ IndexError with PyTorch's message (JAX would clamp); this check needs concrete i
 tracing, where negative indices are still wrapped.
 """
 import numbers
+import operator
 import warnings
 from functools import partial
 
@@ -15,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype as D
+from . import _view as V
 from ._tensor import Tensor
 
 __all__ = ["getitem", "setitem"]
@@ -30,31 +32,42 @@ class _Adv:
 
 
 def _as_index_tensor(obj):
-    if isinstance(obj, Tensor):
-        return obj
+    """A list/tuple/numpy index as PyTorch converts it: bool (or numpy uint8) stays a mask, anything else becomes
+    int64 (floats truncated, like PyTorch's indexing_tensor_from_data)."""
     from .ops.creation import tensor
-    if isinstance(obj, np.ndarray):
+    if isinstance(obj, np.ndarray) and obj.dtype in (np.bool_, np.uint8):
         return tensor(obj)
-    if isinstance(obj, (list, tuple)):
-        try:
-            return tensor(obj)
-        except (TypeError, ValueError):
-            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-                             "valid indices") from None
-    raise IndexError(_bad_index_msg(obj))
+    try:
+        t = tensor(obj)
+    except TypeError as e:
+        if "str" in str(e):
+            raise TypeError("new(): invalid data type 'str'") from None
+        raise
+    if t._dtype in (D.bool_, D.uint8, D.int64):
+        return t
+    return t.to(D.int64)
+
+
+def _type_name(obj):
+    t = type(obj)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
 
 
 def _bad_index_msg(obj):
     return ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
-            f"(got {type(obj).__name__})")
+            f"(got {_type_name(obj)})")
+
+
+def _is_sequence(v):
+    return isinstance(v, (list, tuple, str, np.ndarray))
 
 
 def _normalise(index):
-    """The index as a tuple, with PyTorch's rule for lists that are treated as tuples."""
+    """The index as a tuple, with PyTorch's (NumPy's) rule for lists that are treated as tuples."""
     if isinstance(index, tuple):
         return index
-    if isinstance(index, list) and any(isinstance(v, (list, tuple, slice, Tensor, np.ndarray)) or v is None
-                                       or v is Ellipsis for v in index):
+    if isinstance(index, list) and len(index) < 32 and any(
+            _is_sequence(v) or isinstance(v, (slice, Tensor)) or v is None or v is Ellipsis for v in index):
         warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
                       "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
                       "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
@@ -63,23 +76,47 @@ def _normalise(index):
     return (index,)
 
 
+def _is_int(item):
+    return isinstance(item, numbers.Integral) and not isinstance(item, (bool, np.bool_))
+
+
 def _consumed(item):
     if item is None or item is Ellipsis or isinstance(item, bool):
         return 0
     if isinstance(item, Tensor) and item._dtype in (D.bool_, D.uint8):
-        return max(item.ndim, 1) if item.ndim else 0
+        return item.ndim
     return 1
 
 
-def _parse(self, index):
-    """Apply the basic part of `index` to self's geometry; return (view, [advanced indices])."""
-    items = _normalise(index)
-    items = tuple(_as_index_tensor(i) if isinstance(i, (list, np.ndarray)) else i for i in items)
-    n_ell = sum(1 for i in items if i is Ellipsis)
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    used = sum(_consumed(i) for i in items)
+def _check_long(i):
+    if not -2 ** 63 <= i < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    return i
+
+
+def _convert_item(item):
+    """Sequences and numpy arrays become index tensors; numpy integer scalars become ints."""
+    if isinstance(item, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(item, (list, tuple, np.ndarray)):
+        return _as_index_tensor(item)
+    if isinstance(item, np.integer):
+        return int(item)
+    return item
+
+
+def _parse(self, index, with_kinds=False):
+    """Apply the basic part of `index` to self's geometry; return (view, [advanced indices])
+    (plus the unexpanded [(kind, index)] list when with_kinds)."""
     nd = len(self._shape)
+    if nd == 0 and not isinstance(index, tuple):
+        if _is_int(index):
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                             "in C++ to convert a 0-dim tensor to a number")
+        if isinstance(index, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    items = tuple(_convert_item(i) for i in _normalise(index))
+    used = sum(_consumed(i) for i in items)
     if used > nd:
         raise IndexError(f"too many indices for tensor of dimension {nd}")
     shape, stride, offset = [], [], self._offset
@@ -87,16 +124,21 @@ def _parse(self, index):
     src = 0  # dim of self being consumed
     for item in items:
         if item is Ellipsis:
+            # PyTorch lets every ellipsis stand for the dims no other index names (later ones are usually empty)
+            if src + nd - used > nd:
+                raise IndexError(f"too many indices for tensor of dimension {nd}")
             for _ in range(nd - used):
                 shape.append(self._shape[src])
                 stride.append(self._stride[src])
                 src += 1
-        elif item is None or item is True:
+        elif item is None:
             shape.append(1)
             stride.append(_unsq_stride(self, src))
-        elif item is False:
-            shape.append(0)
+        elif isinstance(item, bool):
+            # like a 0-dim bool tensor: a new dim of size 1, indexed by [0] (True) or [] (False)
+            shape.append(1)
             stride.append(_unsq_stride(self, src))
+            advs.append(("mask0", item, len(shape) - 1))
         elif isinstance(item, slice):
             size, st = self._shape[src], self._stride[src]
             step = 1 if item.step is None else _int(item.step)
@@ -106,16 +148,16 @@ def _parse(self, index):
                 raise ValueError("step must be greater than zero")
             start, stop, _ = slice(_int_or_none(item.start), _int_or_none(item.stop), step).indices(size)
             length = max(0, -(-(stop - start) // step))
-            offset += start * st if length else 0
+            offset += start * st
             shape.append(length)
             stride.append(st * step)
             src += 1
-        elif isinstance(item, numbers.Integral) or (isinstance(item, Tensor) and item.ndim == 0
-                                                     and item._dtype not in (D.bool_, D.uint8)
-                                                     and not item._dtype.is_floating_point
-                                                     and not item._dtype.is_complex
-                                                     and not isinstance(item._value, jax.core.Tracer)):
-            i = int(item)
+        elif _is_int(item) or (isinstance(item, Tensor) and item.ndim == 0
+                               and item._dtype not in (D.bool_, D.uint8)
+                               and not item._dtype.is_floating_point
+                               and not item._dtype.is_complex
+                               and not isinstance(item._value, jax.core.Tracer)):
+            i = _check_long(int(item))
             size = self._shape[src]
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for dimension {src} with size {size}")
@@ -124,9 +166,6 @@ def _parse(self, index):
         elif isinstance(item, Tensor):
             d = item._dtype
             if d in (D.bool_, D.uint8):
-                if d is D.uint8:
-                    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
-                                  "torch.bool instead.", UserWarning, stacklevel=3)
                 k = item.ndim
                 if k == 0:
                     # x[True-tensor] adds a dim of 1; x[False-tensor] a dim of 0
@@ -134,6 +173,9 @@ def _parse(self, index):
                     stride.append(_unsq_stride(self, src))
                     advs.append(("mask0", item, len(shape) - 1))
                     continue
+                if d is D.uint8:
+                    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                                  "torch.bool instead.", UserWarning, stacklevel=3)
                 for j in range(k):
                     if item._shape[j] != self._shape[src + j]:
                         raise IndexError(f"The shape of the mask {list(item._shape)} at index {j} does not match "
@@ -144,7 +186,7 @@ def _parse(self, index):
                     stride.append(self._stride[src + j])
                 advs.append(("mask", item, first))
                 src += k
-            elif d.is_floating_point or d.is_complex:
+            elif d not in (D.int64, D.int32):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             else:
                 shape.append(self._shape[src])
@@ -156,6 +198,8 @@ def _parse(self, index):
     shape.extend(self._shape[src:])
     stride.extend(self._stride[src:])
     view = self._as_view(shape, stride, offset)
+    if with_kinds:
+        return view, _expand_masks(view, advs), [(k, t) for k, t, _ in advs]
     return view, _expand_masks(view, advs)
 
 
@@ -164,11 +208,14 @@ def _unsq_stride(self, src):
 
 
 def _int(x):
-    return x.__index__()
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
 
 
 def _int_or_none(x):
-    return None if x is None else x.__index__()
+    return None if x is None else _int(x)
 
 
 def _expand_masks(view, advs):
@@ -178,7 +225,7 @@ def _expand_masks(view, advs):
         if kind == "int":
             out.append(_Adv(t._value, dim, len(out)))
         elif kind == "mask0":
-            arr = jnp.zeros((1 if bool(t.item()) else 0,), jnp.int64)
+            arr = np.zeros((1 if bool(t) else 0,), np.int64)
             out.append(_Adv(arr, dim, len(out)))
         else:
             m = t._value
@@ -191,11 +238,19 @@ def _expand_masks(view, advs):
     return out
 
 
+def _check_broadcast(advs):
+    """PyTorch's error when the index arrays can't be broadcast together."""
+    shapes = [tuple(np.shape(a.array)) for a in advs]
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(s)) for s in shapes)) from None
+
+
 def _check_bounds(view, advs):
-    """IndexError for out-of-range integer indices (concrete arrays only); broadcast-compatibility check."""
-    shapes = []
+    """IndexError for out-of-range integer indices (concrete arrays only, JAX would clamp)."""
     for a in advs:
-        shapes.append(tuple(np.shape(a.array)))
         if isinstance(a.array, jax.core.Tracer):
             continue
         arr = np.asarray(a.array)
@@ -205,11 +260,6 @@ def _check_bounds(view, advs):
         bad = (arr >= size) | (arr < -size)
         if bad.any():
             raise IndexError(f"index {arr[bad].flat[0]} is out of bounds for dimension {a.order} with size {size}")
-    try:
-        np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
-                         + ", ".join(str(list(s)) for s in shapes)) from None
 
 
 @partial(jax.jit, static_argnames=("dims", "sizes", "ndim"))
@@ -240,6 +290,7 @@ def getitem(self, index):
     view, advs = _parse(self, index)
     if not advs:
         return view
+    _check_broadcast(advs)
     _check_bounds(view, advs)
     arrays, dims, sizes, nd = _adv_args(view, advs)
     from .ops._dispatch import fresh
@@ -247,17 +298,77 @@ def getitem(self, index):
                  self._storage.device)
 
 
-def _value_of(value, dtype, device):
+_C_TYPE = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+           "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+           "complex128": "c10::complex<double>"}
+
+
+def _overflow(dtype, name=None):
+    return RuntimeError(f"value cannot be converted to type {name or _C_TYPE.get(dtype.name, dtype.name)} without "
+                        "overflow")
+
+
+def checked_scalar(v, dtype):
+    """Python number `v` converted to `dtype` as PyTorch's Scalar conversion does (c10::checked_convert):
+    RuntimeError for values out of the dtype's range, NaN/inf into integers, complex with an imaginary part
+    into real dtypes; negative ints wrap into unsigned dtypes. Returns a numpy scalar of dtype."""
+    if isinstance(v, (bool, np.bool_)):
+        v = bool(v)
+    elif isinstance(v, numbers.Integral):
+        v = _check_long(int(v))
+    if dtype is D.bool_:
+        return np.bool_(bool(v))
+    if isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real):
+        v = complex(v)
+        if not dtype.is_complex:
+            if v.imag != 0:
+                raise _overflow(dtype, "double" if dtype.name in ("float16", "bfloat16") else None)
+            v = v.real
+        elif dtype is D.complex64 and any(np.isfinite(c) and abs(c) > np.finfo(np.float32).max
+                                          for c in (v.real, v.imag)):
+            raise _overflow(dtype)
+        else:
+            return np.asarray(v, dtype.np)[()]
+    if dtype.is_floating_point or dtype.is_complex:
+        if dtype in (D.float32, D.complex64) and isinstance(v, float) and np.isfinite(v) \
+                and abs(v) > np.finfo(np.float32).max:
+            raise _overflow(dtype)
+        return np.asarray(float(v) if not isinstance(v, bool) else v, dtype.np)[()] if not dtype.is_complex \
+            else np.asarray(v, dtype.np)[()]
+    info = np.iinfo(dtype.np)
+    if isinstance(v, float):
+        if not np.isfinite(v) or v < info.min or v > info.max:
+            raise _overflow(dtype)
+        v = int(v)
+    elif info.min == 0:
+        if v > info.max or v < -info.max:
+            raise _overflow(dtype)
+        v %= info.max + 1
+    elif not info.min <= v <= info.max:
+        raise _overflow(dtype)
+    return np.asarray(v, dtype.np)[()]
+
+
+def _value_of(value, self):
+    """PyTorch's valueToTensor: (jax array, is_python_scalar). Tensors pass as they are; Python numbers become a
+    0-dim value of self's dtype (checked); anything else is a TypeError."""
     if isinstance(value, Tensor):
-        v = value._value
-        if value._storage.device is not device and value.ndim:
+        if value._storage.device is not self._storage.device and value.ndim:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{device} and {value.device}!")
-    elif isinstance(value, numbers.Number):
-        return jnp.asarray(value).astype(dtype.np)
-    else:
-        from .ops.creation import tensor
-        v = tensor(value)._value
+                               f"{self.device} and {value.device}!")
+        return value, False
+    if isinstance(value, (bool, float, complex, numbers.Integral)) and not isinstance(value, np.bool_):
+        return jnp.asarray(checked_scalar(value, self._dtype)), True
+    from ._legacy import legacy_type_name
+    raise TypeError(f"can't assign a {_type_name(value)} to a {legacy_type_name(self._dtype, self._storage.device)}")
+
+
+def _cast(value, dtype):
+    """A tensor value as a jax array of `dtype`, warning like PyTorch's copy_ when complex becomes real."""
+    v = value._value
+    if value._dtype.is_complex and not dtype.is_complex:
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+        v = jnp.real(v)
     return v.astype(dtype.np) if v.dtype != dtype.np else v
 
 
@@ -268,28 +379,83 @@ def _strip_leading_ones(v, ndim):
     return v.reshape(shape) if shape != tuple(v.shape) else v
 
 
+def _masked_fill_mask(advs, kinds):
+    """The bool mask when PyTorch's index_put_ takes its masked_fill shortcut (one mask, nothing else)."""
+    if len(kinds) == 1 and kinds[0][0] == "mask":
+        return kinds[0][1]
+    return None
+
+
 def setitem(self, index, value):
-    """`x[index] = value`: value (number or tensor) is cast to x's dtype and broadcast; aliases see the write."""
-    view, advs = _parse(self, index)
-    v = _value_of(value, self._dtype, self._storage.device)
+    """`x[index] = value`: value (number or tensor) is cast to x's dtype and broadcast; aliases see the write.
+
+    Like PyTorch: basic indices copy with casting; advanced indices (index_put_) need a value of x's dtype
+    unless it is a Python number or a one-element value written through a single bool mask."""
+    val, is_scalar = _value_of(value, self)
+    if index is False:
+        return  # PyTorch does nothing for a bare False
+    if index is True:
+        index = None  # a bare True is a basic unsqueeze in PyTorch's set_item
+    view, advs, kinds = _parse(self, index, with_kinds=True)
     if not advs:
+        v = val if is_scalar else _cast(val, self._dtype)
         v = _strip_leading_ones(v, view.ndim)
         _check_expand(tuple(v.shape), view._shape, self._dtype)
         view._write(v)
         return
-    _check_bounds(view, advs)
+    _check_broadcast(advs)
     arrays, dims, sizes, nd = _adv_args(view, advs)
+    overlapping = V.has_overlap(view._shape, view._stride)
+    if overlapping:
+        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+                      "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
+                      "tensor", UserWarning, stacklevel=2)
+    mask = _masked_fill_mask(advs, kinds)
+    if mask is not None and (is_scalar or val.numel() == 1):
+        if mask._dtype is not D.bool_:
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+        if not is_scalar:
+            val = jnp.asarray(checked_scalar(val.item(), self._dtype))
+        is_scalar = True
     target = jax.eval_shape(lambda x, a: _gather(x, a, dims=dims, sizes=sizes, ndim=nd),
-                            jax.ShapeDtypeStruct(view._shape, view._value.dtype), arrays).shape
+                            jax.ShapeDtypeStruct(view._shape, self._dtype.np), arrays).shape
+    vshape = tuple(val.shape)
+    v = val if is_scalar else val._value
     v = _strip_leading_ones(v, len(target))
     try:
-        np.broadcast_shapes(tuple(v.shape), tuple(target))
         if np.broadcast_shapes(tuple(v.shape), tuple(target)) != tuple(target):
             raise ValueError
     except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast to indexing "
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be broadcast to indexing "
                            f"result of shape {list(target)}") from None
+    if not is_scalar and val._dtype is not self._dtype:
+        from ._promotion import short_name
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{short_name(self._dtype)} for the destination and {short_name(val._dtype)} for the "
+                           "source.")
+    _check_bounds(view, advs)
+    if overlapping:
+        _index_put_overlapping(view, arrays, dims, sizes, v, target)
+        return
     view._write(_scatter(view._value, arrays, v, dims=dims, sizes=sizes, ndim=nd))
+
+
+def _delitem(self, index):
+    raise TypeError("Tensor does not support deleting items")
+
+
+def _index_put_overlapping(view, arrays, dims, sizes, v, target):
+    """`expanded[indices] = v`: write each indexed element's memory location (PyTorch warns first)."""
+    locs = V.index_map(view._shape, view._stride, view._offset)
+    idx = [slice(None)] * len(view._shape)
+    for arr, d, n in zip(arrays, dims, sizes):
+        arr = np.asarray(arr)
+        idx[d] = np.where(arr < 0, arr + n, arr)
+    flat_idx = locs[tuple(idx)].reshape(-1)
+    st = view._storage
+    vals = jnp.broadcast_to(v, target).reshape(-1).astype(st.array.dtype)
+    st.array = st.array.reshape(-1).at[flat_idx].set(vals).reshape(st.array.shape)
+    view._vc.value += 1
 
 
 def _check_expand(src, target, dtype):
@@ -309,3 +475,4 @@ def _check_expand(src, target, dtype):
 
 Tensor.__getitem__ = getitem
 Tensor.__setitem__ = setitem
+Tensor.__delitem__ = _delitem

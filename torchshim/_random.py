@@ -8,7 +8,7 @@ import numpy as np
 from . import _device as Dev
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state"]
+           "set_rng_state", "draw", "make_key", "key_for"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default_rng_seed_val
 
@@ -41,12 +41,20 @@ class Generator:
     def initial_seed(self):
         return self._seed
 
+    def draw(self):
+        """(raw key data, draw number) for one draw; the generator's state advances by one. Both are numpy values,
+        so a jitted kernel takes them as ordinary arguments and builds its key with `make_key` (no eager jax op,
+        no recompilation per draw)."""
+        if self._key is None:
+            s = self._seed & 0xFFFF_FFFF_FFFF_FFFF
+            # the threefry key jax.random.key(seed) builds ([high word, low word]), for all 64-bit seeds
+            self._key = np.array([s >> 32, s & 0xFFFF_FFFF], dtype=np.uint32)
+        self._count += 1
+        return self._key, np.uint32(self._count & 0xFFFF_FFFF)
+
     def next_key(self):
         """A fresh jax key for one draw (the generator's state advances by one)."""
-        if self._key is None:
-            self._key = jax.random.key(self._seed & 0xFFFF_FFFF_FFFF_FFFF)
-        self._count += 1
-        return jax.random.fold_in(self._key, self._count)
+        return make_key(*self.draw())
 
     def get_state(self):
         from .ops.creation import tensor
@@ -97,6 +105,16 @@ def get_rng_state():
 def set_rng_state(new_state):
     """`torch.set_rng_state(new_state)`."""
     default_generator.set_state(new_state)
+
+
+def make_key(raw, n):
+    """The jax key of one draw from `draw()`'s (raw key data, draw number); usable inside jitted kernels."""
+    return jax.random.fold_in(jax.random.wrap_key_data(raw, impl="threefry2x32"), n)
+
+
+def draw(generator=None):
+    """`generator.draw()` (the default generator when None): the arguments of `make_key`."""
+    return (generator or default_generator).draw()
 
 
 def key_for(generator):

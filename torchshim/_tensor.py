@@ -7,7 +7,9 @@ writes rebind the storage's array and bump the version counter shared by the ten
 """
 import numbers
 import warnings
+from functools import partial
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -102,13 +104,12 @@ class Tensor:
         return v
 
     def _write(self, value):
-        """Write `value` (broadcastable jax array) into this tensor's elements; every alias sees it."""
+        """Write `value` (a broadcastable jax array or a Python number) into this tensor's elements, cast to its
+        dtype; every alias sees it."""
         st = self._storage
         if self._natural:
-            if value.shape != self._shape:
-                value = jnp.broadcast_to(value, self._shape)
-            if value.dtype != st.array.dtype:
-                value = value.astype(st.array.dtype)
+            if getattr(value, "shape", None) != self._shape or value.dtype != st.array.dtype:
+                value = _fit(value, self._shape, st.array.dtype)
             st.array = value
         else:
             if V.has_overlap(self._shape, self._stride):
@@ -510,6 +511,11 @@ class Tensor:
 
     def is_shared(self):
         return False
+
+
+@partial(jax.jit, static_argnums=(1, 2))
+def _fit(value, shape, dtype):
+    return jnp.broadcast_to(jnp.asarray(value).astype(dtype), shape)
 
 
 def _rebuild(arr, dtype_name, requires_grad):

@@ -78,7 +78,8 @@ RECORDS += [
     OpRecord("lerp", lambda d: [((Arg((3,), d), Arg((3,), "float64"), 0.5), {})], ("float32",)),
     OpRecord("maximum", binary_samples(scalars=()), REAL, out=True),
     OpRecord("minimum", binary_samples(scalars=()), REAL, out=True),
-    OpRecord("maximum", lambda d: [((Arg((3,), d), 2), {})], ("float32",)),
+    # the method form numbers arguments without self ("position 1"); torchshim shares one front function
+    OpRecord("maximum", lambda d: [((Arg((3,), d), 2), {})], ("float32",), msg="must be Tensor, not int"),
     OpRecord("fmax", binary_samples(scalars=()), FLOATS + ("int64",), out=True),
     OpRecord("fmin", binary_samples(scalars=()), FLOATS + ("int64",), out=True),
     OpRecord("copysign", binary_samples(), ("float32", "int64"), inplace=True, out=True),
@@ -86,7 +87,9 @@ RECORDS += [
     OpRecord("nan_to_num", lambda d: [((Arg((3, 4), d, -1e39, 1e39),), {}),
                                       ((Arg((3, 4), d, -1e39, 1e39),), {"nan": 1.0, "posinf": 9.0,
                                                                          "neginf": -9.0})],
-             ("float32", "int64"), inplace=True, out=True),
+             ("float32",), inplace=True, out=True),
+    OpRecord("nan_to_num", unary_samples(), ("int64", "float64"), inplace=True),
 ]
 for _name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"):
-    RECORDS.append(OpRecord(_name, unary_samples(-1e39, 1e39), ("float32", "float64", "int64")))
+    RECORDS.append(OpRecord(_name, unary_samples(-1e39, 1e39), ("float32", "float64")))
+    RECORDS.append(OpRecord(_name, unary_samples(), ("int64", "bool")))

@@ -1,2 +1,2 @@
 """The op table: importing this package registers every op (see `_registry.py`)."""
-from . import pointwise, comparison, views, copy, creation, indexing, reduction, movement, linalg, random  # noqa: F401
+from . import pointwise, comparison, views, copy, creation, indexing, reduction, sorting, movement, linalg, random  # noqa: F401

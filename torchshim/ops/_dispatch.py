@@ -9,12 +9,14 @@ from functools import partial
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _dtype as D
 from .. import _view as V
 from .._promotion import _wrapped_dtype, result_type_of
 from .._storage import Storage
 from .._tensor import Tensor, _VersionCounter
+from ..utils import backcompat as _backcompat
 
 __all__ = ["fresh", "unary", "binary", "kernel", "convert", "promote", "check_devices", "broadcast_error"]
 
@@ -127,17 +129,24 @@ def _is_scalar(x):
     return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
 
 
-def _cast_body(jfn):
+_LOW_PRECISION = (np.dtype(D.float16.np), np.dtype(D.bfloat16.np))
+
+
+def _cast_body(jfn, opmath=True):
     def body(*args, cdt, rdt, **kw):
+        if opmath and cdt in _LOW_PRECISION:  # PyTorch computes half/bfloat16 math in float32 ("opmath") and rounds once
+            cdt = np.float32
         args = [a.astype(cdt) if a.dtype != cdt else a for a in map(jnp.asarray, args)]
         r = jfn(*args, **kw)
         return r.astype(rdt) if r.dtype != rdt else r
     return body
 
 
-def unary(name, jfn, kind=DEFAULT, static=()):
-    """Front function `f(input, **static_kwargs)` for an elementwise jax function of one array."""
-    jitted = jax.jit(_cast_body(jfn), static_argnames=("cdt", "rdt", *static))
+def unary(name, jfn, kind=DEFAULT, static=(), opmath=True):
+    """Front function `f(input, **static_kwargs)` for an elementwise jax function of one array.
+
+    opmath: compute float16/bfloat16 in float32 and round once, as PyTorch's CPU kernels mostly do."""
+    jitted = jax.jit(_cast_body(jfn, opmath), static_argnames=("cdt", "rdt", *static))
 
     def f(input, **kw):
         if not isinstance(input, Tensor):
@@ -149,38 +158,60 @@ def unary(name, jfn, kind=DEFAULT, static=()):
     return f
 
 
-def binary(name, jfn, kind=DEFAULT, static=()):
+def binary(name, jfn, kind=DEFAULT, static=(), opmath=True):
     """Front function `f(input, other, **static_kwargs)` for an elementwise jax function of two arrays.
 
     Either operand may be a Python number (PyTorch's wrapped scalar, lowest promotion priority)."""
-    jitted = jax.jit(_cast_body(jfn), static_argnames=("cdt", "rdt", *static))
+    jitted = jax.jit(_cast_body(jfn, opmath), static_argnames=("cdt", "rdt", *static))
+    same = {}  # dtype -> (compute np dtype, result np dtype, result dtype) when both tensors share a dtype
 
     def f(input, other, **kw):
-        ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
-        if ti and to:
+        if isinstance(input, Tensor) and isinstance(other, Tensor):
             dev = input._storage.device
             if other._storage.device is not dev:
                 dev = check_devices((input, other))
+            d = input._dtype
+            if other._dtype is d:  # fast path: promotion of equal dtypes is that dtype
+                r = same.get(d)
+                if r is None:
+                    c, rd = _result_dtypes(kind, d)
+                    r = same[d] = (c.np, rd.np, rd)
+            else:
+                c, rd = promote(kind, (input, other))
+                r = (c.np, rd.np, rd)
             a, b = input._value, other._value
-        elif ti:
-            if not _is_scalar(other):
-                raise _operand_error(name, 2, "other", other)
-            dev, a, b = input._storage.device, input._value, other
-        elif to:
-            if not _is_scalar(input):
-                raise _operand_error(name, 1, "input", input)
-            dev, a, b = other._storage.device, input, other._value
         else:
-            raise _operand_error(name, 1, "input", input)
-        cdt, rdt = promote(kind, (input, other))
+            if isinstance(input, Tensor):
+                if not _is_scalar(other):
+                    raise _operand_error(name, 2, "other", other)
+                dev, a, b = input._storage.device, input._value, other
+            elif isinstance(other, Tensor):
+                if not _is_scalar(input):
+                    raise _operand_error(name, 1, "input", input)
+                dev, a, b = other._storage.device, input, other._value
+            else:
+                raise _operand_error(name, 1, "input", input)
+            c, rd = promote(kind, (input, other))
+            r = (c.np, rd.np, rd)
+        if _backcompat.broadcast_warning.enabled:
+            _warn_broadcast(jnp.shape(a), jnp.shape(b))
         try:
-            out = jitted(a, b, cdt=cdt.np, rdt=rdt.np, **kw)
+            out = jitted(a, b, cdt=r[0], rdt=r[1], **kw)
         except (TypeError, ValueError):
             broadcast_error((jnp.shape(a), jnp.shape(b)))
             raise
-        return fresh(out, rdt, dev)
+        return fresh(out, r[2], dev)
     f.__name__ = name
     return f
+
+
+def _warn_broadcast(sa, sb):
+    """The 0.2 release notes' backcompat warning: same number of elements, different shapes."""
+    import math
+    import warnings
+    if tuple(sa) != tuple(sb) and math.prod(sa) == math.prod(sb) and sa and sb:
+        warnings.warn("self and other do not have the same shape, but are broadcastable, and have the same "
+                      "number of elements.", UserWarning, stacklevel=3)
 
 
 def kernel(fn=None, *, static=()):

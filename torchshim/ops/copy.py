@@ -29,7 +29,7 @@ def _copy_inplace(self, src, non_blocking=False):
         val = jnp.asarray(src)
         shape = val.shape
     _check_broadcast_into(self._shape, tuple(shape))
-    self._write(jnp.broadcast_to(val, self._shape).astype(self._dtype.np))
+    self._write(val)
     return self
 
 
@@ -56,13 +56,13 @@ def _fill_inplace(self, value):
         v = value._value
     else:
         v = value
-    self._write(jnp.full(self._shape, v, self._dtype.np))
+    self._write(v)
     return self
 
 
 def _zero_inplace(self):
     """`Tensor.zero_()`: every element set to 0."""
-    self._write(jnp.zeros(self._shape, self._dtype.np))
+    self._write(0)
     return self
 
 

@@ -215,9 +215,22 @@ def positive(input):
     return input
 
 
-_abs = P.unary("abs", jnp.abs, COMPLEX_TO_FLOAT)
-register("abs", inplace=True, out=True, aliases=("absolute",), operators=("__abs__",), kind="pointwise")(_abs)
-_abs.__doc__ = "`torch.abs(input, *, out=None)` -> |input| (real for complex input)."
+_abs_k = P.unary("abs", jnp.abs, COMPLEX_TO_FLOAT)
+
+
+def _abs_inplace(self):
+    if self._dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return self._assign_from(abs(self), "abs_")
+
+
+@register("abs", inplace=_abs_inplace, out=True, aliases=("absolute",), operators=("__abs__",),
+          kind="pointwise")
+def abs(input):
+    """`torch.abs(input, *, out=None)` -> |input| (real for complex input). Bool input is an error."""
+    if isinstance(input, Tensor) and input._dtype is D.bool_:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+    return _abs_k(input)
 
 # ---- exponentials, logs, trigonometry: int -> default float ------------------------------------------------
 _UNARY_FLOAT = {
@@ -226,7 +239,8 @@ _UNARY_FLOAT = {
     "asin": jnp.arcsin, "acos": jnp.arccos, "atan": jnp.arctan, "sinh": jnp.sinh, "cosh": jnp.cosh,
     "tanh": jnp.tanh, "asinh": jnp.arcsinh, "acosh": jnp.arccosh, "atanh": jnp.arctanh,
     "sigmoid": jax.nn.sigmoid, "erf": jsp.erf, "erfc": jsp.erfc, "erfinv": jsp.erfinv,
-    "reciprocal": jnp.reciprocal, "lgamma": jsp.gammaln, "digamma": jsp.digamma, "i0": jsp.i0,
+    "reciprocal": jnp.reciprocal, "lgamma": jsp.gammaln,
+    "digamma": lambda a: jnp.where(a == 0, jnp.copysign(jnp.inf, -a), jsp.digamma(a)), "i0": jsp.i0,
     "sinc": jnp.sinc, "deg2rad": jnp.deg2rad, "rad2deg": jnp.rad2deg,
 }
 _ALIASES = {"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",), "asinh": ("arcsinh",),
@@ -245,6 +259,8 @@ for _name, _fn in _UNARY_FLOAT.items():
         _float_unary(_name, _fn))
 
 
+
+
 def _logit(a, eps):
     if eps is not None:
         a = jnp.clip(a, eps, 1 - eps)
@@ -260,12 +276,6 @@ def logit(input, eps=None):
     return _logit_k(input, eps=eps)
 
 
-_atan2 = P.binary("atan2", jnp.arctan2, INT_TO_FLOAT)
-register("atan2", inplace=True, out=True, aliases=("arctan2",), kind="pointwise")(_atan2)
-_atan2.__doc__ = "`torch.atan2(input, other, *, out=None)`: elementwise arctangent of input / other."
-_hypot = P.binary("hypot", jnp.hypot, INT_TO_FLOAT)
-register("hypot", inplace=True, out=True, kind="pointwise")(_hypot)
-_hypot.__doc__ = "`torch.hypot(input, other, *, out=None)` -> sqrt(input**2 + other**2)."
 
 # ---- sign and rounding: integer inputs stay integers --------------------------------------------------------
 
@@ -389,6 +399,9 @@ def _tensor_pair(name, fn):
 
 for _name, _fn in {"maximum": jnp.maximum, "minimum": jnp.minimum, "fmax": jnp.fmax, "fmin": jnp.fmin}.items():
     register(_name, out=True, kind="pointwise")(_tensor_pair(_name, P.binary(_name, _fn)))
+for _name, _fn, _al in (("atan2", jnp.arctan2, ("arctan2",)), ("hypot", jnp.hypot, ())):
+    register(_name, inplace=True, out=True, aliases=_al, kind="pointwise")(
+        _tensor_pair(_name, P.binary(_name, _fn, INT_TO_FLOAT)))
 
 _copysign = P.binary("copysign", jnp.copysign, INT_TO_FLOAT)
 register("copysign", inplace=True, out=True, kind="pointwise")(_copysign)

@@ -21,6 +21,10 @@ def shape_arg(args, name="view"):
         if isinstance(a, Tensor):
             a = a.__index__()
         if not isinstance(a, int):
+            if name == "view":
+                raise TypeError(f"view() received an invalid combination of arguments - got "
+                                f"({', '.join(type(v).__name__ for v in args)}), but expected one of:\n"
+                                " * (torch.dtype dtype)\n * (tuple of ints size)")
             raise TypeError(f"{name}(): argument 'size' must be tuple of ints, but found element of type "
                             f"{type(a).__name__} at pos {len(out)}")
         out.append(int(a))
@@ -57,7 +61,7 @@ def view(self, *shape, dtype=None):
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Tensor)):
         dtype = shape[0]
     if dtype is not None:
-        from .movement import view_dtype
+        from .copy import view_dtype
         return view_dtype(self, dtype)
     shape = infer_size(shape_arg(shape), self.numel())
     stride = V.compute_view_stride(self._shape, self._stride, shape)
@@ -78,8 +82,9 @@ def reshape(input, *shape):
     """`torch.reshape(input, shape)`: a view when the strides allow (like PyTorch), else a contiguous copy."""
     shape = infer_size(shape_arg(shape, "reshape"), input.numel())
     stride = V.compute_view_stride(input._shape, input._stride, shape)
-    if stride is None:
-        return view(contiguous(input), shape)
+    if stride is None:  # a copy, not a view of one (PyTorch's _unsafe_view): no _base, own version counter
+        from ._dispatch import fresh
+        return fresh(input._value.reshape(shape), input._dtype, input._storage.device)
     return input._as_view(shape, stride, input._offset)
 
 
@@ -94,6 +99,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     """`torch.flatten(input, start_dim=0, end_dim=-1)`: a view when possible; a 0-dim input gives shape (1,)."""
     nd = input.ndim
     if nd == 0:
+        _wrap_dim(start_dim, 0)
+        _wrap_dim(end_dim, 0)
         return reshape(input, (1,))
     s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
     if s > e:
@@ -108,8 +115,17 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """`torch.unflatten(input, dim, sizes)`: split one dim into `sizes` (one -1 allowed)."""
     d = _wrap_dim(dim, input.ndim)
-    sizes = infer_size(tuple(sizes), input._shape[d])
-    return view(input, input._shape[:d] + sizes + input._shape[d + 1:])
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        full = infer_size(sizes, input._shape[d])
+    except RuntimeError as e:
+        if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+                           f"({input._shape[d]}) in the input tensor") from None
+    return view(input, input._shape[:d] + full + input._shape[d + 1:])
 
 
 @register("transpose", aliases=("swapaxes", "swapdims"), inplace=lambda self, d0, d1: _inplace_geometry(
@@ -146,7 +162,9 @@ def t(input):
 
 
 def _T(self):
-    if self.ndim != 2 and self.ndim != 0:
+    if self.ndim == 0:
+        _deprecated_0d("Tensor.T", "This function is the identity in these cases.")
+    elif self.ndim != 2:
         warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
                       "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
                       "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
@@ -154,22 +172,41 @@ def _T(self):
     return permute(self, tuple(range(self.ndim - 1, -1, -1)))
 
 
+def _deprecated_0d(what, advice):
+    warnings.warn(f"{what} is deprecated on 0-D tensors. {advice}", UserWarning, stacklevel=3)
+
+
 def _mT(self):
+    if self.ndim == 0:
+        _deprecated_0d("Tensor.mT", "This function is the identity in these cases.")
+        return self._as_view((), (), self._offset)
     if self.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D "
                            "tensor.")
     return transpose(self, -2, -1)
 
 
+def _conj(t):
+    return t.conj() if t._dtype.is_complex else t
+
+
 def _H(self):
-    if self.ndim not in (0, 2):
-        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
-    return _T(self).conj() if self._dtype.is_complex else _T(self)
+    if self.ndim == 0:
+        _deprecated_0d("Tensor.H", "Consider using x.conj().")
+        return _conj(self._as_view((), (), self._offset))
+    if self.ndim != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
+    return _conj(transpose(self, 0, 1))
 
 
-def _mH(self):
-    r = _mT(self)
-    return r.conj() if self._dtype.is_complex else r
+def _mH(self, what="Tensor.mH", err="tensor.mH"):
+    if self.ndim == 0:
+        _deprecated_0d(what, "Consider using x.conj().")
+        return _conj(self._as_view((), (), self._offset))
+    if self.ndim < 2:
+        raise RuntimeError(f"{err} is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+    return _conj(transpose(self, -2, -1))
 
 
 Tensor.T = property(_T, doc="`x.T`: all dims reversed (deprecated by PyTorch for ndim != 2).")
@@ -181,7 +218,7 @@ Tensor.mH = property(_mH, doc="`x.mH`: conjugate transpose of the last two dims.
 @register("adjoint", kind="view")
 def adjoint(input):
     """`torch.adjoint(input)` -> `input.mH`."""
-    return _mH(input)
+    return _mH(input, "adjoint()", "tensor.adjoint()")
 
 
 @register("permute", kind="view")
@@ -202,6 +239,11 @@ def permute(input, *dims):
 @register("movedim", aliases=("moveaxis",), kind="view")
 def movedim(input, source, destination):
     """`torch.movedim(input, source, destination)`: move dims (int or sequence) to new positions."""
+    if isinstance(source, int) != isinstance(destination, int):
+        kinds = ", ".join("int" if isinstance(v, int) else type(v).__name__ for v in (source, destination))
+        raise TypeError(f"movedim() received an invalid combination of arguments - got ({kinds}), but expected "
+                        "one of:\n * (int source, int destination)\n * (tuple of ints source, tuple of ints "
+                        "destination)")
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):
@@ -215,6 +257,8 @@ def movedim(input, source, destination):
     if len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `destination` "
                            f"({list(destination) if not isinstance(destination, int) else destination})")
+    if nd == 0:
+        return input._as_view((), (), input._offset)
     order = [None] * nd
     for s, d in zip(src, dst):
         order[d] = s
@@ -277,8 +321,11 @@ def squeeze(input, dim=None):
     if dim is None:
         dims = {i for i, s in enumerate(input._shape) if s == 1}
     else:
-        dims = {_wrap_dim(d, nd) for d in ((dim,) if isinstance(dim, int) else dim)}
-        dims = {d for d in dims if nd and input._shape[d] == 1}
+        wrapped = [_wrap_dim(d, nd) for d in ((dim,) if isinstance(dim, int) else dim)]
+        for i, d in enumerate(wrapped):
+            if d in wrapped[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        dims = {d for d in wrapped if nd and input._shape[d] == 1}
     keep = [i for i in range(nd) if i not in dims]
     return input._as_view([input._shape[i] for i in keep], [input._stride[i] for i in keep], input._offset)
 
@@ -301,6 +348,8 @@ def narrow(input, dim, start, length):
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input.ndim)
     if isinstance(start, Tensor):
+        if start.ndim != 0 or start._dtype.is_floating_point or start._dtype.is_complex:
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
         start = start.__index__()
     size = input._shape[d]
     if length < 0:
@@ -323,6 +372,8 @@ def select(input, dim, index):
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input.ndim)
     index = index.__index__() if isinstance(index, Tensor) else index
+    if not isinstance(index, int):
+        raise TypeError(f"select(): argument 'index' (position 2) must be int, not {type(index).__name__}")
     size = input._shape[d]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input._shape)} at "
@@ -337,6 +388,8 @@ def select(input, dim, index):
 @register("unbind", kind="view")
 def unbind(input, dim=0):
     """`torch.unbind(input, dim=0)` -> tuple of views, one per index along dim."""
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(dim, input.ndim)
     return tuple(select(input, d, i) for i in range(input._shape[d]))
 
@@ -358,6 +411,13 @@ def split(tensor, split_size_or_sections, dim=0):
         sections = [min(step, size - s) for s in range(0, size, step)] or [0]
     else:
         sections = list(split_size_or_sections)
+        for s in sections:
+            if not isinstance(s, int):
+                raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, "
+                                f"but found element of type {type(s).__name__} at pos {sections.index(s)}")
+        if any(s < 0 for s in sections):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sections}")
         if sum(sections) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                                f"size at dimension {d}), but got split_sizes={sections}")
@@ -393,7 +453,20 @@ def tensor_split(input, indices_or_sections, dim=0):
     d = _wrap_dim(dim, input.ndim)
     size = input._shape[d]
     if isinstance(indices_or_sections, Tensor):
-        indices_or_sections = indices_or_sections.tolist()
+        t = indices_or_sections
+        if t._dtype.name != "int64":
+            from .._promotion import short_name
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{short_name(t._dtype)}")
+        if t.ndim > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {t.ndim} dims")
+        indices_or_sections = t.tolist()
+    elif not isinstance(indices_or_sections, (int, tuple, list)):
+        raise TypeError(f"tensor_split() received an invalid combination of arguments - got "
+                        f"({type(indices_or_sections).__name__}), but expected one of:\n"
+                        " * (tuple of ints indices, int dim = 0)\n * (Tensor tensor_indices_or_sections, int dim = 0)"
+                        "\n * (int sections, int dim = 0)")
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
         if n <= 0:
@@ -435,10 +508,12 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def unfold(self, dimension, size, step):
     """`Tensor.unfold(dimension, size, step)`: a view of all windows of `size` along dim, stride `step`."""
     nd = self.ndim
-    d = _wrap_dim(dimension, nd) if nd else 0
+    d = _wrap_dim(dimension, nd) if nd else 0 * _wrap_dim(dimension, 0)
     cur = self._shape[d] if nd else 1
     if size > cur:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {cur} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     if not nd:
@@ -452,7 +527,12 @@ def unfold(self, dimension, size, step):
 
 def _check_as_strided(self, size, stride, offset):
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{list(stride)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     if V.numel(size) == 0:
         return
     need = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
@@ -481,5 +561,5 @@ def contiguous(self, memory_format=None):
     """`Tensor.contiguous()`: self when already contiguous, else a contiguous copy."""
     if self.is_contiguous():
         return self
-    from .movement import clone
+    from .copy import clone
     return clone(self)

@@ -1,0 +1,59 @@
+"""Developer and CI entry points. `nox -s tests` (default), `nox -s bench`, `nox -s lint`, `nox -s example`.
+
+Sessions use nox's default virtualenv + pip backend and the interpreter nox itself runs on (no pinned Python).
+torchshim is installed into each session's venv as a regular (non-editable) package, so the tests exercise the
+installed package, not the source tree; the `test` extra brings in the PyTorch reference (torch==2.13.0).
+"""
+import os
+import shutil
+
+import nox
+
+nox.options.sessions = ["tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LINT_PATHS = ["torchshim", "compat_tests", "bench", "examples", "noxfile.py"]
+
+
+def _install_torchshim(session, spec):
+    """`pip install SPEC` for this checkout, dropping setuptools' build/ first: a module deleted from the
+    source tree would otherwise live on in build/lib and be packaged."""
+    shutil.rmtree(os.path.join(HERE, "build"), ignore_errors=True)
+    session.install(spec)
+
+
+def _names_tests(arg):
+    """True for a pytest argument that selects tests by path (`compat_tests/test_x.py`, `...::test_y`)."""
+    return not arg.startswith("-") and os.path.exists(arg.split("::")[0])
+
+
+@nox.session
+def tests(session):
+    """Conformance suite against real PyTorch: `nox -s tests [-- PYTEST_ARGS]`.
+
+    Runs all of compat_tests/ unless the arguments name test files or directories themselves."""
+    _install_torchshim(session, ".[test]")
+    paths = [] if any(_names_tests(a) for a in session.posargs) else ["compat_tests"]
+    session.run("pytest", *paths, *session.posargs)
+
+
+@nox.session
+def bench(session):
+    """Eager per-op overhead, PyTorch vs raw jax.numpy vs torchshim; writes bench/results/*.json."""
+    _install_torchshim(session, ".[test]")
+    session.run("python", "bench/eager_overhead.py", *session.posargs)
+
+
+@nox.session
+def lint(session):
+    """ruff over the package, the tests, the benchmarks and the examples."""
+    session.install("ruff")
+    session.run("ruff", "check", *LINT_PATHS, *session.posargs)
+
+
+@nox.session
+def example(session):
+    """Run the main example with only torchshim's own dependencies installed (no torch)."""
+    _install_torchshim(session, ".")
+    session.run("python", "examples/basics.py")

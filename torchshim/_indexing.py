@@ -66,7 +66,7 @@ def _normalise(index):
     """The index as a tuple, with PyTorch's (NumPy's) rule for lists that are treated as tuples."""
     if isinstance(index, tuple):
         return index
-    if isinstance(index, list) and len(index) < 32 and any(
+    if isinstance(index, str) or isinstance(index, list) and len(index) < 32 and any(
             _is_sequence(v) or isinstance(v, (slice, Tensor)) or v is None or v is Ellipsis for v in index):
         warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
                       "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
@@ -105,9 +105,16 @@ def _convert_item(item):
     return item
 
 
-def _parse(self, index, with_kinds=False):
-    """Apply the basic part of `index` to self's geometry; return (view, [advanced indices])
-    (plus the unexpanded [(kind, index)] list when with_kinds)."""
+def _parse(self, index):
+    """Apply the basic part of `index` to self's geometry; return (view, [advanced indices as _Adv])."""
+    view, raw = _parse_raw(self, index)
+    return view, _expand_masks(view, raw)
+
+
+def _parse_raw(self, index):
+    """Apply the basic part of `index` to self's geometry; return (view, [(kind, index, dim)]) where the list
+    holds the advanced indices ('int' arrays, 'mask' bool/uint8 tensors, 'mask0' 0-dim bools) for
+    `_expand_masks`."""
     nd = len(self._shape)
     if nd == 0 and not isinstance(index, tuple):
         if _is_int(index):
@@ -122,15 +129,19 @@ def _parse(self, index, with_kinds=False):
     shape, stride, offset = [], [], self._offset
     advs = []
     src = 0  # dim of self being consumed
+    past_end = False
     for item in items:
         if item is Ellipsis:
-            # PyTorch lets every ellipsis stand for the dims no other index names (later ones are usually empty)
-            if src + nd - used > nd:
-                raise IndexError(f"too many indices for tensor of dimension {nd}")
+            # PyTorch lets every ellipsis skip the dims no other index names; a later one finds them used up
             for _ in range(nd - used):
+                if src == nd:
+                    past_end = True
+                    break
                 shape.append(self._shape[src])
                 stride.append(self._stride[src])
                 src += 1
+        elif past_end and (_consumed(item) or isinstance(item, slice)):
+            raise IndexError(f"too many indices for tensor of dimension {nd}")
         elif item is None:
             shape.append(1)
             stride.append(_unsq_stride(self, src))
@@ -173,9 +184,6 @@ def _parse(self, index, with_kinds=False):
                     stride.append(_unsq_stride(self, src))
                     advs.append(("mask0", item, len(shape) - 1))
                     continue
-                if d is D.uint8:
-                    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
-                                  "torch.bool instead.", UserWarning, stacklevel=3)
                 for j in range(k):
                     if item._shape[j] != self._shape[src + j]:
                         raise IndexError(f"The shape of the mask {list(item._shape)} at index {j} does not match "
@@ -197,10 +205,7 @@ def _parse(self, index, with_kinds=False):
             raise IndexError(_bad_index_msg(item))
     shape.extend(self._shape[src:])
     stride.extend(self._stride[src:])
-    view = self._as_view(shape, stride, offset)
-    if with_kinds:
-        return view, _expand_masks(view, advs), [(k, t) for k, t, _ in advs]
-    return view, _expand_masks(view, advs)
+    return self._as_view(shape, stride, offset), advs
 
 
 def _unsq_stride(self, src):
@@ -222,6 +227,9 @@ def _expand_masks(view, advs):
     """Turn every index into `_Adv`s of integer arrays; bool masks become their nonzero coordinates."""
     out = []
     for kind, t, dim in advs:
+        if kind == "mask" and t._dtype is D.uint8:
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                          "instead.", UserWarning, stacklevel=4)
         if kind == "int":
             out.append(_Adv(t._value, dim, len(out)))
         elif kind == "mask0":
@@ -249,7 +257,34 @@ def _check_broadcast(advs):
 
 
 def _check_bounds(view, advs):
-    """IndexError for out-of-range integer indices (concrete arrays only, JAX would clamp)."""
+    """PyTorch's index errors: index arrays that don't broadcast, then out-of-range indices."""
+    _check_broadcast(advs)
+    _check_empty_dims(view, advs)
+    _check_range(view, advs)
+
+
+def _check_empty_dims(view, advs):
+    """PyTorch's early error for indexing a dim of size 0 with a non-empty index."""
+    if any(view._shape[a.dim] == 0 for a in advs) and 0 not in _check_broadcast(advs):
+        raise IndexError("index is out of bounds for dimension with size 0")
+
+
+def _result_shape(view, advs):
+    """The shape of view[advanced indices], by NumPy's (and PyTorch's) placement rule."""
+    bshape = tuple(_check_broadcast(advs))
+    dims = sorted(a.dim for a in advs)
+    rest = [i for i in range(len(view._shape)) if i not in dims]
+    if dims == list(range(dims[0], dims[0] + len(dims))):
+        return (tuple(view._shape[i] for i in rest if i < dims[0]) + bshape
+                + tuple(view._shape[i] for i in rest if i > dims[-1]))
+    return bshape + tuple(view._shape[i] for i in rest)
+
+
+def _check_range(view, advs):
+    """IndexError for out-of-range integer indices (concrete arrays only, JAX would clamp). Like PyTorch's
+    kernel, nothing is checked when the result has no elements."""
+    if 0 in _result_shape(view, advs):
+        return
     for a in advs:
         if isinstance(a.array, jax.core.Tracer):
             continue
@@ -290,7 +325,6 @@ def getitem(self, index):
     view, advs = _parse(self, index)
     if not advs:
         return view
-    _check_broadcast(advs)
     _check_bounds(view, advs)
     arrays, dims, sizes, nd = _adv_args(view, advs)
     from .ops._dispatch import fresh
@@ -358,7 +392,8 @@ def _value_of(value, self):
                                f"{self.device} and {value.device}!")
         return value, False
     if isinstance(value, (bool, float, complex, numbers.Integral)) and not isinstance(value, np.bool_):
-        return jnp.asarray(checked_scalar(value, self._dtype)), True
+        with np.errstate(over="ignore"):
+            return jnp.asarray(checked_scalar(value, self._dtype)), True
     from ._legacy import legacy_type_name
     raise TypeError(f"can't assign a {_type_name(value)} to a {legacy_type_name(self._dtype, self._storage.device)}")
 
@@ -379,13 +414,6 @@ def _strip_leading_ones(v, ndim):
     return v.reshape(shape) if shape != tuple(v.shape) else v
 
 
-def _masked_fill_mask(advs, kinds):
-    """The bool mask when PyTorch's index_put_ takes its masked_fill shortcut (one mask, nothing else)."""
-    if len(kinds) == 1 and kinds[0][0] == "mask":
-        return kinds[0][1]
-    return None
-
-
 def setitem(self, index, value):
     """`x[index] = value`: value (number or tensor) is cast to x's dtype and broadcast; aliases see the write.
 
@@ -396,29 +424,30 @@ def setitem(self, index, value):
         return  # PyTorch does nothing for a bare False
     if index is True:
         index = None  # a bare True is a basic unsqueeze in PyTorch's set_item
-    view, advs, kinds = _parse(self, index, with_kinds=True)
-    if not advs:
+    view, raw = _parse_raw(self, index)
+    if not raw:
         v = val if is_scalar else _cast(val, self._dtype)
         v = _strip_leading_ones(v, view.ndim)
         _check_expand(tuple(v.shape), view._shape, self._dtype)
         view._write(v)
         return
-    _check_broadcast(advs)
-    arrays, dims, sizes, nd = _adv_args(view, advs)
     overlapping = V.has_overlap(view._shape, view._stride)
     if overlapping:
         warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
                       "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
                       "tensor", UserWarning, stacklevel=2)
-    mask = _masked_fill_mask(advs, kinds)
-    if mask is not None and (is_scalar or val.numel() == 1):
-        if mask._dtype is not D.bool_:
+    if len(raw) == 1 and raw[0][0] == "mask" and (is_scalar or val.numel() == 1):
+        # PyTorch's index_put_ shortcut to masked_fill_(mask, value.item())
+        if raw[0][1]._dtype is not D.bool_:
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
         if not is_scalar:
             val = jnp.asarray(checked_scalar(val.item(), self._dtype))
         is_scalar = True
-    target = jax.eval_shape(lambda x, a: _gather(x, a, dims=dims, sizes=sizes, ndim=nd),
-                            jax.ShapeDtypeStruct(view._shape, self._dtype.np), arrays).shape
+    advs = _expand_masks(view, raw)
+    _check_broadcast(advs)
+    _check_empty_dims(view, advs)
+    arrays, dims, sizes, nd = _adv_args(view, advs)
+    target = _result_shape(view, advs)
     vshape = tuple(val.shape)
     v = val if is_scalar else val._value
     v = _strip_leading_ones(v, len(target))
@@ -433,7 +462,7 @@ def setitem(self, index, value):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{short_name(self._dtype)} for the destination and {short_name(val._dtype)} for the "
                            "source.")
-    _check_bounds(view, advs)
+    _check_range(view, advs)
     if overlapping:
         _index_put_overlapping(view, arrays, dims, sizes, v, target)
         return

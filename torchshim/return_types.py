@@ -38,7 +38,8 @@ class _StructSeq(tuple):
 
 
 def _make(name, fields):
-    ns = {"__slots__": (), "_fields": tuple(fields), "n_fields": len(fields), "n_sequence_fields": len(fields),
+    n = len(fields)
+    ns = {"__slots__": (), "_fields": tuple(fields), "n_fields": n, "n_sequence_fields": n,
           "__module__": __name__, "__qualname__": name,
           "__doc__": f"`torch.return_types.{name}`: ({', '.join(fields)})."}
     for i, f in enumerate(fields):

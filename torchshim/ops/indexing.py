@@ -1,12 +1,12 @@
-"""Indexing ops: index_select, gather, take, scatter family, index_add/copy/fill/reduce, index_put, masked_*,
-where, nonzero, argwhere.
+"""Indexing ops: index_select, gather, take, scatter(_add/_reduce), index_add/copy/fill/reduce, index_put,
+masked_fill/select/scatter, where, nonzero, argwhere.
 
-Out-of-range indices raise PyTorch's exception and message (JAX would clamp or drop them). Those checks read the
-index values on the host, so they run only for concrete arrays: under jax tracing (a `jax.core.Tracer` inside
-a Tensor) indices are NOT checked, and out-of-range values give JAX's clamped/filled results. Ops whose output
-shape depends on values (nonzero, argwhere, where(cond), masked_select) compute eagerly and raise under tracing.
-Duplicate indices in scatter/index_copy/index_put(accumulate=False): which write wins is unspecified (as in
-PyTorch). The out= variants check castability like other ops, not PyTorch's per-op "same dtype" rules.
+Out-of-range indices raise PyTorch's exception and message (JAX would clamp or drop them). These checks read the
+index values on the host, so they run for concrete arrays only: under jax tracing (a `jax.core.Tracer` inside a
+Tensor) indices are NOT checked and out-of-range values give JAX's clamped/filled results. Ops whose output shape
+depends on values (nonzero, argwhere, where(cond), masked_select) compute eagerly and raise under tracing.
+With duplicate indices, scatter/index_copy/index_put(accumulate=False) keep an unspecified one (as PyTorch).
+out= checks castability like other ops, not PyTorch's per-op "same dtype" rules.
 """
 import math
 import warnings
@@ -38,13 +38,18 @@ def _need(fname, pos, argname, x):
         raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not {type(x).__name__}")
 
 
+def _combo(fname, *args):
+    got = ", ".join("Tensor" if isinstance(x, Tensor) else type(x).__name__ for x in args)
+    return TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), but expected one of:")
+
+
 def _host(arr):
     """A numpy copy of a concrete jax array; None under jax tracing (value checks are skipped then)."""
     return None if isinstance(arr, jax.core.Tracer) else np.asarray(arr)
 
 
 def _first_bad(t, lo, hi):
-    """The first (C order) index value of tensor `t` outside [lo, hi); None if none or under tracing."""
+    """The first (C order) value of index tensor `t` outside [lo, hi); None if none or under tracing."""
     a = _host(t._value)
     if a is None or a.size == 0:
         return None
@@ -61,9 +66,8 @@ def _overflows(v, d):
             return True
         return _overflows(v.real, d) or (d.is_complex and _overflows(v.imag, d))
     if d.is_floating_point or d.is_complex:
-        if isinstance(v, float) and not math.isfinite(v):
-            return False
-        return abs(float(v)) > float(ml_dtypes.finfo(d.to_real().np).max)
+        return not (isinstance(v, float) and not math.isfinite(v)) and \
+            abs(float(v)) > float(ml_dtypes.finfo(d.to_real().np).max)
     info = np.iinfo(d.np)
     if isinstance(v, float):
         return not math.isfinite(v) or v < info.min or v > info.max
@@ -73,14 +77,13 @@ def _overflows(v, d):
 
 
 def scalar_to(value, dtype):
-    """A Python number (or concrete 0-dim tensor) as a numpy 0-d array of `dtype`, with PyTorch's overflow error
-    ("value cannot be converted to type float without overflow"). Floats to integers truncate."""
+    """A Python number (or 0-dim tensor) as a numpy 0-d array of `dtype`, with PyTorch's overflow error ("value
+    cannot be converted to type float without overflow"). Floats to integers truncate; under tracing a 0-dim
+    tensor is just cast."""
     if isinstance(value, Tensor):
         if isinstance(value._value, jax.core.Tracer):
             return value._value.astype(dtype.np)
         value = value.item()
-    if not isinstance(value, (int, float, complex)):
-        raise TypeError(f"expected a number, got {type(value).__name__}")
     if _overflows(value, dtype):
         raise RuntimeError(f"value cannot be converted to type {_CTYPE[dtype.name]} without overflow")
     if dtype is D.bool_:
@@ -88,10 +91,8 @@ def scalar_to(value, dtype):
     if isinstance(value, complex) and not dtype.is_complex:
         value = value.real
     if not (dtype.is_floating_point or dtype.is_complex):
-        value = int(value)
-        if value < 0 and np.iinfo(dtype.np).min == 0:
-            value %= int(np.iinfo(dtype.np).max) + 1
-        return np.asarray(value, dtype.np)
+        info = np.iinfo(dtype.np)
+        return np.asarray(int(value) % (int(info.max) + 1) if info.min == 0 else int(value), dtype.np)
     return np.asarray(value, np.complex128 if isinstance(value, complex) else np.float64).astype(dtype.np)
 
 
@@ -102,50 +103,39 @@ def _fill_value(name, value, dtype):
     return scalar_to(value, dtype)
 
 
-def _bshape(name_pairs):
-    """Broadcast shape of the given shapes, PyTorch's error (a = first shape) when they don't broadcast."""
+def _bshape(shapes):
+    """Broadcast shape; PyTorch's error (a = first shape) when the shapes don't broadcast."""
     try:
-        return tuple(np.broadcast_shapes(*name_pairs))
+        return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        P.broadcast_error(name_pairs)
+        P.broadcast_error(shapes)
         raise
-
-
-def _vec(name, index):
-    """index_*'s 'Index is supposed to be a vector' check (IndexError)."""
-    if index.ndim > 1:
-        raise IndexError(f"{name}_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
-                         f"{short_name(index._dtype)} and size: {list(index._shape)}")
 
 
 def _as1(a):
     return a.reshape(a.shape or (1,))
 
 
-def _slice_to(a, shape):
-    return a[tuple(slice(0, s) for s in shape)]
+def _devs(*xs):
+    return P.check_devices([t for t in xs if isinstance(t, Tensor)])
 
 
-# ---- the reduction core shared by the scatter and index_* kernels ----------------------------------------------
+# ---- the reduction core shared by the scatter / index_* / index_put kernels -------------------------------------
 def _reduce_into(a, idx, src, mode, include_self):
-    """`a` with `src` reduced into `a[idx]` by mode set/sum/prod/mean/amax/amin (one traced expression)."""
+    """`a` with `src` reduced into `a[idx]` by mode set/sum/prod/mean/amax/amin (traced inside a kernel)."""
     dt = a.dtype
     if dt == jnp.bool_:
-        a, src = a.astype(jnp.int32), src.astype(jnp.int32)
+        a = a.astype(jnp.int32)
     src = src.astype(a.dtype)
     if mode == "set":
         r = a.at[idx].set(src)
     else:
         if not include_self:
-            if mode in ("sum", "mean"):
-                ident = 0
-            elif mode == "prod":
-                ident = 1
-            elif jnp.issubdtype(a.dtype, jnp.inexact):
-                ident = -jnp.inf if mode == "amax" else jnp.inf
+            if mode in ("amax", "amin"):
+                big = jnp.inf if jnp.issubdtype(a.dtype, jnp.inexact) else jnp.iinfo(a.dtype).max
+                ident = -big - (0 if jnp.issubdtype(a.dtype, jnp.inexact) else 1) if mode == "amax" else big
             else:
-                info = jnp.iinfo(a.dtype)
-                ident = info.min if mode == "amax" else info.max
+                ident = 1 if mode == "prod" else 0
             a = a.at[idx].set(jnp.asarray(ident, a.dtype))
         ref = a.at[idx]
         r = {"sum": ref.add, "mean": ref.add, "prod": ref.multiply, "amax": ref.max, "amin": ref.min}[mode](src)
@@ -156,26 +146,29 @@ def _reduce_into(a, idx, src, mode, include_self):
     return (r != 0) if dt == jnp.bool_ else r
 
 
-def _along(i, dim, nd):
-    """Index tuple for .at[]: the index array at `dim`, full slices elsewhere."""
-    return (slice(None),) * dim + (i,) + (slice(None),) * (nd - dim - 1)
-
-
 @P.kernel(static=("dim", "mode", "include_self"))
 def _scatter_k(a, i, src, dim, mode, include_self):
     shape, a, i = a.shape, _as1(a), _as1(i)
-    src = jnp.broadcast_to(src, i.shape) if src.ndim == 0 else _slice_to(_as1(src), i.shape)
+    src = jnp.broadcast_to(src, i.shape) if src.ndim == 0 else _as1(src)[tuple(slice(0, s) for s in i.shape)]
     idx = tuple(i if d == dim else jax.lax.broadcasted_iota(jnp.int64, i.shape, d) for d in range(i.ndim))
     return _reduce_into(a, idx, src, mode, include_self).reshape(shape)
 
 
 @P.kernel(static=("dim", "mode", "include_self"))
-def _index_k(a, i, src, dim, mode, include_self):
+def _index_k(a, i, src, alpha, dim, mode, include_self):
     shape, a, i = a.shape, _as1(a), i.reshape(-1)
-    src = jnp.broadcast_to(src, a.shape[:dim] + i.shape + a.shape[dim + 1:]) if src.ndim == 0 else \
-        src.reshape(a.shape[:dim] + i.shape + a.shape[dim + 1:])
-    i = jnp.where(i < 0, i + a.shape[dim], i)
-    return _reduce_into(a, _along(i, dim, a.ndim), src, mode, include_self).reshape(shape)
+    sshape = a.shape[:dim] + i.shape + a.shape[dim + 1:]
+    src = jnp.broadcast_to(src, sshape) if src.ndim == 0 else src.reshape(sshape)
+    if alpha is not None:
+        src = (src.astype(jnp.int32) * alpha.astype(jnp.int32) != 0) if src.dtype == jnp.bool_ else src * alpha
+    idx = (slice(None),) * dim + (jnp.where(i < 0, i + a.shape[dim], i),)
+    return _reduce_into(a, idx, src, mode, include_self).reshape(shape)
+
+
+def _index_run(self, dim, index, src, mode, include_self=True, alpha=None):
+    s = src._value if isinstance(src, Tensor) else src
+    out = _index_k(self._value, index._value, s, alpha, dim=dim, mode=mode, include_self=include_self)
+    return P.fresh(out, self._dtype, _devs(self, index, src))
 
 
 # ---- index_select, gather, take --------------------------------------------------------------------------------
@@ -199,16 +192,16 @@ def index_select(input, dim, index):
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if _first_bad(index, 0, size) is not None:
         raise IndexError("index out of range in self")
-    out_shape = () if not input.ndim else input._shape[:dim] + (index.numel(),) + input._shape[dim + 1:]
+    out_shape = input._shape[:dim] + (index.numel(),) + input._shape[dim + 1:] if input.ndim else ()
     return P.fresh(_select_k(input._value, index._value, dim=dim, out_shape=out_shape), input._dtype,
-                   P.check_devices((input, index)))
+                   _devs(input, index))
 
 
 @P.kernel(static=("dim", "ishape"))
 def _gather_k(a, i, dim, ishape):
     a, i = _as1(a), _as1(i)
-    sl = tuple(slice(0, s) if d != dim else slice(None) for d, s in enumerate(i.shape))
-    return jnp.take_along_axis(a[sl], i, axis=dim).reshape(ishape)
+    a = a[tuple(slice(0, s) if d != dim else slice(None) for d, s in enumerate(i.shape))]
+    return jnp.take_along_axis(a, i, axis=dim).reshape(ishape)
 
 
 @register("gather", out=True, kind="indexing")
@@ -217,23 +210,22 @@ def gather(input, dim, index, *, sparse_grad=False):
     (dim=0) etc.; the result has index's shape. sparse_grad is accepted and ignored (no sparse gradients)."""
     _need("gather", 3, "index", index)
     dim = _wrap_dim(dim, input.ndim)
-    dev = P.check_devices((input, index))
     if index.numel() == 0:
-        return P.fresh(jnp.zeros(index._shape, input._dtype.np), input._dtype, dev)
+        return P.fresh(jnp.zeros(index._shape, input._dtype.np), input._dtype, _devs(input, index))
     if index._dtype not in _INTIDX:
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
-    nd = max(input.ndim, 1)
-    if nd != max(index.ndim, 1):
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     ish, sh = index._shape or (1,), input._shape or (1,)
-    for d in range(nd):
+    if len(sh) != len(ish):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d in range(len(sh)):
         if d != dim and ish[d] > sh[d]:
             raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index._shape)} to be no "
                                f"larger than self {list(input._shape)} apart from dimension {dim}")
     bad = _first_bad(index, 0, sh[dim])
     if bad is not None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {sh[dim]}")
-    return P.fresh(_gather_k(input._value, index._value, dim=dim, ishape=index._shape), input._dtype, dev)
+    return P.fresh(_gather_k(input._value, index._value, dim=dim, ishape=index._shape), input._dtype,
+                   _devs(input, index))
 
 
 @P.kernel
@@ -255,32 +247,30 @@ def take(input, index):
     bad = _first_bad(index, -n, n)
     if bad is not None:
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
-    return P.fresh(_take_k(input._value, index._value), input._dtype, P.check_devices((input, index)))
+    return P.fresh(_take_k(input._value, index._value), input._dtype, _devs(input, index))
 
 
 # ---- scatter family ------------------------------------------------------------------------------------------
 def _scatter_checks(self, dim, index, src):
-    """PyTorch's scatter_gather_dtype_check + scatter_shape_check; returns the wrapped dim."""
+    """PyTorch's scatter_gather_dtype_check + scatter_shape_check + bounds; returns the wrapped dim."""
     dim = _wrap_dim(dim, self.ndim)
+    ts = isinstance(src, Tensor)
     if index.numel() and index._dtype not in _INTIDX:
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
-    if isinstance(src, Tensor) and src._dtype is not self._dtype:
+    if ts and src._dtype is not self._dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.numel() == 0:
         return dim
-    nd = max(self.ndim, 1)
-    if nd != max(index.ndim, 1):
-        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     ish, sh = index._shape or (1,), self._shape or (1,)
-    wrong = any(d != dim and ish[d] > sh[d] for d in range(nd))
-    if not wrong and isinstance(src, Tensor):
-        for d in range(nd):
-            if ish[d] > (src._shape[_wrap_dim(d, src.ndim)] if src.ndim else 1):
-                wrong = True
-                break
-    msg = f"Expected index {list(index._shape)} to be no larger than self {list(self._shape)} apart from dimension {dim}"
-    if isinstance(src, Tensor):
-        if max(src.ndim, 1) != nd:
+    if len(sh) != len(ish):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    wrong = any(d != dim and ish[d] > sh[d] for d in range(len(sh)))
+    if not wrong and ts:  # src.size(d) raises PyTorch's IndexError when src has fewer dims
+        wrong = any(ish[d] > (src._shape[_wrap_dim(d, src.ndim)] if src.ndim else 1) for d in range(len(sh)))
+    msg = f"Expected index {list(index._shape)} to be no larger than self {list(self._shape)} apart from " \
+          f"dimension {dim}"
+    if ts:
+        if max(src.ndim, 1) != len(sh):
             raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
         msg += f" and to be no larger size than src {list(src._shape)}"
     if wrong:
@@ -295,23 +285,20 @@ def _scatter(self, dim, index, src, mode, include_self=True):
     if index.numel() == 0:
         return P.fresh(self._value, self._dtype, self._storage.device)
     s = src._value if isinstance(src, Tensor) else scalar_to(src, self._dtype)
-    dev = P.check_devices([t for t in (self, index, src) if isinstance(t, Tensor)])
     out = _scatter_k(self._value, index._value, s, dim=dim, mode=mode, include_self=include_self)
-    return P.fresh(out, self._dtype, dev)
+    return P.fresh(out, self._dtype, _devs(self, index, src))
 
 
 @register("scatter", inplace=True, out=True, kind="indexing")
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     """`torch.scatter(input, dim, index, src, *, reduce=None, out=None)` / `(input, dim, index, value, ...)`:
-    a copy of input with self[index[i][j]][j] = src[i][j] (dim=0), src a Tensor or a number. reduce='add' or
+    a copy of input with out[index[i][j]][j] = src[i][j] (dim=0), src a Tensor or a number. reduce='add' or
     'multiply' combines instead (deprecated for Tensor src, with PyTorch's warning; use scatter_reduce)."""
     _need("scatter", 3, "index", index)
-    if src is None:
-        src = value
+    src = value if src is None else src
     if not isinstance(src, (Tensor, int, float, complex)):
-        raise TypeError(f"scatter() received an invalid combination of arguments - got (Tensor, int, Tensor, "
-                        f"{type(src).__name__}), but expected one of:")
-    dim = _scatter_checks(input, dim, index, src if isinstance(src, Tensor) else None)
+        raise _combo("scatter", input, dim, index, src)
+    dim = _scatter_checks(input, dim, index, src)
     mode = "set"
     if reduce is not None:
         if reduce not in ("add", "multiply"):
@@ -326,8 +313,8 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
 
 @register("scatter_add", inplace=True, out=True, kind="indexing")
 def scatter_add(input, dim, index, src):
-    """`torch.scatter_add(input, dim, index, src, *, out=None)`: like scatter, summing into input
-    (duplicates accumulate)."""
+    """`torch.scatter_add(input, dim, index, src, *, out=None)`: scatter that sums into input (duplicates
+    accumulate)."""
     _need("scatter_add", 3, "index", index)
     _need("scatter_add", 4, "src", src)
     return _scatter(input, _scatter_checks(input, dim, index, src), index, src, "sum")
@@ -340,8 +327,8 @@ _REDUCE = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "amin":
 @register("scatter_reduce", inplace=True, out=True, kind="indexing")
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """`torch.scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None)`; reduce 'sum',
-    'prod', 'mean' (integer mean floors), 'amax', 'amin'. include_self=False ignores input's values at the
-    scattered positions."""
+    'prod', 'mean' (integer mean floors), 'amax', 'amin' ('max'/'min' accepted, as PyTorch). include_self=False
+    ignores input's values at the scattered positions."""
     _need("scatter_reduce", 3, "index", index)
     _need("scatter_reduce", 4, "src", src)
     dim = _scatter_checks(input, dim, index, src)
@@ -354,11 +341,13 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 
 # ---- index_add, index_copy, index_fill, index_reduce ------------------------------------------------------------
 def _index_func_checks(func, self, dim, index, source):
-    """PyTorch's index_func_meta_impl checks (index_add / index_reduce); returns the wrapped dim."""
+    """PyTorch's index_func_meta_impl checks (index_add / index_reduce); returns (wrapped dim, dim size)."""
     _need(func, 3, "index", index)
     _need(func, 4, "source", source)
     dim = _wrap_dim(dim, self.ndim)
-    _vec(func, index)
+    if index.ndim > 1:
+        raise IndexError(f"{func}_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{short_name(index._dtype)} and size: {list(index._shape)}")
     if index._dtype not in _INTIDX:
         raise RuntimeError(f"{func}_(): Expected dtype int32/int64 for index but got: {short_name(index._dtype)}")
     if self._dtype is not source._dtype:
@@ -377,36 +366,22 @@ def _index_func_checks(func, self, dim, index, source):
     if a != b:
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(self._shape)} source.shape = {list(source._shape)}")
-    return dim
-
-
-def _index_run(self, dim, index, src, mode, include_self=True):
-    dev = P.check_devices([t for t in (self, index, src) if isinstance(t, Tensor)])
-    s = src._value if isinstance(src, Tensor) else src
-    return P.fresh(_index_k(self._value, index._value, s, dim=dim, mode=mode, include_self=include_self),
-                   self._dtype, dev)
+    return dim, (self._shape[dim] if self.ndim else 1)
 
 
 @register("index_add", inplace=True, out=True, kind="indexing")
 def index_add(input, dim, index, source, *, alpha=1):
     """`torch.index_add(input, dim, index, source, *, alpha=1, out=None)`: input[..., index[i], ...] +=
-    alpha * source[..., i, ...] (duplicates accumulate). alpha is converted to input's dtype (truncated for
-    integers), as in PyTorch."""
-    dim = _index_func_checks("index_add", input, dim, index, source)
-    size = input._shape[dim] if input.ndim else 1
+    alpha * source[..., i, ...] (duplicates accumulate); alpha is converted to input's dtype (truncated for
+    integers). Out-of-range indices raise PyTorch's RuntimeError (>1-D input, int64 index) or IndexError."""
+    dim, size = _index_func_checks("index_add", input, dim, index, source)
     bad = _first_bad(index, 0, size)
     if bad is not None and not (input.ndim > 1 and input.numel() == 0):
         if input.ndim > 1 and index._dtype is D.int64:
             raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
         raise IndexError("index out of range in self")
     a = scalar_to(alpha, input._dtype)
-    src = source if alpha == 1 else P.fresh(_mul_k(source._value, a), source._dtype, source._storage.device)
-    return _index_run(input, dim, index, src, "sum")
-
-
-@P.kernel
-def _mul_k(x, a):
-    return (x.astype(jnp.int32) * a.astype(jnp.int32) != 0) if x.dtype == jnp.bool_ else x * a
+    return _index_run(input, dim, index, source, "sum", alpha=None if alpha == 1 else a)
 
 
 @register("index_copy", inplace=True, out=True, kind="indexing")
@@ -415,10 +390,9 @@ def index_copy(input, dim, index, source):
     source[..., i, ...]; index must be int64 and in range (no negative indices)."""
     _need("index_copy", 3, "index", index)
     _need("index_copy", 4, "source", source)
-    dim = _wrap_dim(dim, input.ndim)
+    dim, n = _wrap_dim(dim, input.ndim), index.numel()
     if index.ndim >= 2:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
-    n = index.numel()
     if source.ndim == 0 and n != 1:
         raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
     if source.ndim != input.ndim and source.ndim and input.ndim:
@@ -429,11 +403,7 @@ def index_copy(input, dim, index, source):
     if input._dtype is not source._dtype:
         raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{short_name(input._dtype)} and (source) {short_name(source._dtype)}")
-    a, b = list(input._shape), list(source._shape)
-    if a:
-        del a[dim]
-    if b:
-        del b[dim]
+    a, b = [s for d, s in enumerate(input._shape) if d != dim], [s for d, s in enumerate(source._shape) if d != dim]
     if a != b:
         raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. Destination "
                            f"slice shape: {' '.join(map(str, a))} at dimension {dim} and source slice shape: "
@@ -454,10 +424,8 @@ def index_fill(input, dim, index, value):
     the number (or 0-dim tensor) `value`; negative indices count from the end."""
     _need("index_fill", 3, "index", index)
     if isinstance(value, Tensor):
-        if value.ndim:
-            _fill_value("index_fill_", value, input._dtype)
-        if not isinstance(value._value, jax.core.Tracer):
-            value = value.item()
+        _fill_value("index_fill_", value if value.ndim else 0, input._dtype)
+        value = value if isinstance(value._value, jax.core.Tracer) else value.item()
     if index._dtype is not D.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
     dim = _wrap_dim(dim, max(input.ndim, 1))
@@ -480,28 +448,29 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
-    dim = _index_func_checks("index_reduce", input, dim, index, source)
+    dim, size = _index_func_checks("index_reduce", input, dim, index, source)
     if input._dtype is D.bool_:
         raise NotImplementedError('"index_func_" not implemented for \'Bool\'')
-    if _first_bad(index, 0, input._shape[dim] if input.ndim else 1) is not None:
+    if _first_bad(index, 0, size) is not None:
         raise IndexError("index out of range in self")
     return _index_run(input, dim, index, source, reduce, include_self)
 
 
 # ---- index_put ----------------------------------------------------------------------------------------------
-@P.kernel(static=("dims", "sizes", "ndim", "accumulate"))
-def _put_k(a, arrays, v, dims, sizes, ndim, accumulate):
-    idx = [slice(None)] * ndim
+@P.kernel(static=("dims", "sizes", "vshape", "target", "accumulate"))
+def _put_k(a, arrays, v, dims, sizes, vshape, target, accumulate):
+    idx = [slice(None)] * a.ndim
     for arr, d, n in zip(arrays, dims, sizes):
         idx[d] = jnp.where(arr < 0, arr + n, arr)
+    v = jnp.broadcast_to(v.reshape(vshape), target)
     return _reduce_into(a, tuple(idx), v, "sum" if accumulate else "set", True)
 
 
 @register("index_put", inplace=True, kind="indexing")
 def index_put(input, indices, values, accumulate=False):
     """`torch.index_put(input, indices, values, accumulate=False)`: `input[indices] = values` on a copy;
-    indices is a tuple of integer/bool tensors, values a tensor of input's dtype. accumulate=True sums the
-    values of duplicate indices."""
+    indices is a tuple of integer/bool tensors, values a tensor of input's dtype (broadcast to the indexed
+    shape). accumulate=True sums the values of duplicate indices."""
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' (position 2) must be tuple of Tensors, not "
                         f"{type(indices).__name__}")
@@ -523,21 +492,19 @@ def index_put(input, indices, values, accumulate=False):
     arrays, dims, sizes, nd = I._adv_args(view, advs)
     target = jax.eval_shape(lambda x, a: I._gather(x, a, dims=dims, sizes=sizes, ndim=nd),
                             jax.ShapeDtypeStruct(view._shape, view._value.dtype), arrays).shape
-    v = I._strip_leading_ones(values._value, len(target))
-    if not _bcastable(v.shape, target) or np.broadcast_shapes(tuple(v.shape), tuple(target)) != tuple(target):
+    vshape = values._shape
+    while len(vshape) > len(target) and vshape[0] == 1:
+        vshape = vshape[1:]
+    try:
+        ok = np.broadcast_shapes(vshape, target) == tuple(target)
+    except ValueError:
+        ok = False
+    if not ok:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._shape)} cannot be broadcast to "
                            f"indexing result of shape {list(target)}")
-    v = jnp.broadcast_to(v, target)
-    out = _put_k(input._value, arrays, v, dims=dims, sizes=sizes, ndim=nd, accumulate=bool(accumulate))
-    return P.fresh(out, input._dtype, P.check_devices((input, values)))
-
-
-def _bcastable(a, b):
-    try:
-        np.broadcast_shapes(tuple(a), tuple(b))
-        return True
-    except ValueError:
-        return False
+    out = _put_k(input._value, arrays, values._value, dims=dims, sizes=sizes, vshape=vshape, target=target,
+                 accumulate=bool(accumulate))
+    return P.fresh(out, input._dtype, _devs(input, values))
 
 
 # ---- masked ops ---------------------------------------------------------------------------------------------
@@ -551,27 +518,17 @@ def masked_fill(input, mask, value):
     """`torch.masked_fill(input, mask, value)`: input (broadcast with the bool `mask`) with `value` (a number or
     0-dim tensor, converted to input's dtype with PyTorch's overflow check) where mask is True."""
     if not isinstance(mask, Tensor):
-        raise TypeError(f"masked_fill() received an invalid combination of arguments - got "
-                        f"({_argtypes(input, mask, value)}), but expected one of:")
+        raise _combo("masked_fill", input, mask, value)
     if mask._dtype is not D.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {c_name(mask._dtype)}")
     v = _fill_value("masked_fill_", value, input._dtype)
     shape = _bshape((mask._shape, input._shape))
-    dev = P.check_devices((input, mask))
-    return P.fresh(_masked_fill_k(input._value, mask._value, v, shape=shape), input._dtype, dev)
+    return P.fresh(_masked_fill_k(input._value, mask._value, v, shape=shape), input._dtype, _devs(input, mask))
 
 
 @P.kernel(static=("shape",))
 def _masked_select_k(a, flat_idx, shape):
     return jnp.broadcast_to(a, shape).reshape(-1)[flat_idx]
-
-
-def _mask_positions(m, shape, what):
-    arr = _host(m)
-    if arr is None:
-        raise RuntimeError(f"{what} has a data-dependent output shape and cannot run under jax tracing; use "
-                           "torch.where or masked_fill instead")
-    return np.flatnonzero(np.broadcast_to(arr, shape))
 
 
 @register("masked_select", out=True, kind="indexing")
@@ -582,22 +539,24 @@ def masked_select(input, mask):
     if mask._dtype is not D.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = _bshape((mask._shape, input._shape))
-    pos = _mask_positions(mask._value, shape, "masked_select")
-    dev = P.check_devices((input, mask))
-    return P.fresh(_masked_select_k(input._value, pos, shape=shape), input._dtype, dev)
+    m = _host(mask._value)
+    if m is None:
+        raise RuntimeError("masked_select has a data-dependent output shape and cannot run under jax tracing; use "
+                           "torch.where or masked_fill instead")
+    pos = np.flatnonzero(np.broadcast_to(m, shape))
+    return P.fresh(_masked_select_k(input._value, pos, shape=shape), input._dtype, _devs(input, mask))
 
 
 @P.kernel(static=("shape",))
 def _masked_scatter_k(a, m, s, shape):
-    m = jnp.broadcast_to(m, shape)
-    a = jnp.broadcast_to(a, shape)
+    m, a = jnp.broadcast_to(m, shape), jnp.broadcast_to(a, shape)
     if s.size == 0:
         return a
     pos = jnp.clip(jnp.cumsum(m.reshape(-1)) - 1, 0, s.size - 1)
     return jnp.where(m, s.reshape(-1)[pos].reshape(shape), a)
 
 
-def _masked_scatter_checks(input, mask, source):
+def _masked_scatter(input, mask, source, inplace):
     _need("masked_scatter", 2, "mask", mask)
     _need("masked_scatter", 3, "source", source)
     if input._dtype is not source._dtype:
@@ -605,47 +564,39 @@ def _masked_scatter_checks(input, mask, source):
                            f"{short_name(input._dtype)} and {short_name(source._dtype)}")
     if mask._dtype is D.uint8:
         warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
-                      "please use a mask with dtype torch.bool instead.", UserWarning, stacklevel=4)
+                      "please use a mask with dtype torch.bool instead.", UserWarning, stacklevel=3)
     if mask._dtype is not D.bool_:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                            f"{short_name(mask._dtype)}")
-
-
-def _masked_scatter_run(input, mask, source, shape):
+    if inplace:  # the mask must expand to self's shape; PyTorch names its type CPUBoolType here
+        try:
+            I._check_expand(mask._shape, input._shape, mask._dtype)
+        except RuntimeError as e:
+            raise RuntimeError(str(e).replace("torch.BoolTensor", "CPUBoolType")) from None
+    shape = input._shape if inplace else _bshape((mask._shape, input._shape))
     m = _host(mask._value)
     if m is not None and np.count_nonzero(np.broadcast_to(m, shape)) > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    dev = P.check_devices((input, mask, source))
-    return P.fresh(_masked_scatter_k(input._value, mask._value, source._value, shape=shape), input._dtype, dev)
+    return _masked_scatter_k(input._value, mask._value, source._value, shape=shape)
 
 
 def _masked_scatter_(self, mask, source):
-    """`Tensor.masked_scatter_(mask, source)`: mask must expand to self's shape."""
-    _masked_scatter_checks(self, mask, source)
-    try:
-        I._check_expand(mask._shape, self._shape, mask._dtype)
-    except RuntimeError as e:  # PyTorch names the mask's type CPUBoolType here
-        raise RuntimeError(str(e).replace("torch.BoolTensor", "CPUBoolType")) from None
-    self._write(_masked_scatter_run(self, mask, source, self._shape)._value)
+    """`Tensor.masked_scatter_(mask, source)`: in place; mask must expand to self's shape."""
+    self._write(_masked_scatter(self, mask, source, True))
     return self
 
 
 @register("masked_scatter", inplace=_masked_scatter_, kind="indexing")
 def masked_scatter(input, mask, source):
     """`torch.masked_scatter(input, mask, source)`: input (broadcast with the bool mask) with the positions where
-    mask is True filled, in order, from source's leading elements. The count check is eager-only."""
-    _masked_scatter_checks(input, mask, source)
-    return _masked_scatter_run(input, mask, source, _bshape((mask._shape, input._shape)))
+    mask is True filled, in order, from source's leading elements. The source-size check is eager-only."""
+    return P.fresh(_masked_scatter(input, mask, source, False), input._dtype, _devs(input, mask, source))
 
 
 # ---- where, nonzero, argwhere -----------------------------------------------------------------------------
 @P.kernel(static=("cdt",))
 def _where_k(c, x, y, cdt):
     return jnp.where(c.astype(jnp.bool_), jnp.asarray(x).astype(cdt), jnp.asarray(y).astype(cdt))
-
-
-def _argtypes(*xs):
-    return ", ".join("Tensor" if isinstance(x, Tensor) else type(x).__name__ for x in xs)
 
 
 @register("where", method=False, out=True, kind="indexing")
@@ -656,9 +607,7 @@ def where(condition, input=None, other=None):
     if input is None and other is None and isinstance(condition, Tensor):
         return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor) or input is None or other is None:
-        args = [a for a in (condition, input, other) if a is not None]
-        raise TypeError(f"where() received an invalid combination of arguments - got ({_argtypes(*args)}), but "
-                        "expected one of:")
+        raise _combo("where", *[a for a in (condition, input, other) if a is not None])
     if condition._dtype is D.uint8:
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
                       "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
@@ -668,11 +617,10 @@ def where(condition, input=None, other=None):
     for pos, name, x in ((2, "input", input), (3, "other", other)):
         if not isinstance(x, (Tensor, bool, int, float, complex)):
             raise TypeError(f"where(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}")
-    _, rdt = P.promote(P.DEFAULT, (input, other))
+    rdt = P.promote(P.DEFAULT, (input, other))[1]
     vals = [t._value if isinstance(t, Tensor) else t for t in (condition, input, other)]
     _bshape([np.shape(v) for v in vals])
-    dev = P.check_devices([t for t in (condition, input, other) if isinstance(t, Tensor)])
-    return P.fresh(_where_k(*vals, cdt=rdt.np), rdt, dev)
+    return P.fresh(_where_k(*vals, cdt=rdt.np), rdt, _devs(condition, input, other))
 
 
 def _where_method(self, condition, other):
@@ -680,34 +628,28 @@ def _where_method(self, condition, other):
     return where(condition, self, other)
 
 
-Tensor.where = _where_method
-
-
-def _nonzero_np(input, what):
-    a = _host(input._value)
-    if a is None:
-        raise RuntimeError(f"{what}: the output shape depends on the input's values, so it cannot run under jax "
-                           "tracing; use jnp.nonzero(..., size=N) or torch.where(cond, x, y) instead")
-    return np.nonzero(a.reshape(a.shape or (1,)))
+Tensor.where = _where_method  # the method's argument order differs from the function's
 
 
 @register("nonzero", kind="indexing")
 def nonzero(input, *, as_tuple=False, out=None):
     """`torch.nonzero(input, *, out=None, as_tuple=False)`: (n, ndim) int64 coordinates of the nonzero entries
-    (NaN counts as nonzero), or a tuple of 1-D coordinate tensors. Computed eagerly (data-dependent shape); an
-    error under jax tracing. out= must be int64 (PyTorch's rule)."""
-    coords = _nonzero_np(input, "torch.nonzero")
+    (NaN counts as nonzero), or a tuple of 1-D coordinate tensors. The shape depends on the values: computed
+    eagerly on the host, an error under jax tracing. out= must be int64 (PyTorch's rule)."""
+    a = _host(input._value)
+    if a is None:
+        raise RuntimeError("torch.nonzero: the output shape depends on the input's values, so it cannot run under "
+                           "jax tracing; use jnp.nonzero(..., size=N) or torch.where(cond, x, y) instead")
+    coords = np.nonzero(a.reshape(a.shape or (1,)))
     dev = input._storage.device
     if as_tuple:
         return tuple(P.fresh(jax.device_put(c.astype(np.int64), Dev.to_jax(dev)), D.int64, dev) for c in coords)
     res = np.stack(coords, axis=1) if input.ndim else np.zeros((coords[0].size, 0), np.int64)
     res = P.fresh(jax.device_put(res.astype(np.int64), Dev.to_jax(dev)), D.int64, dev)
-    if out is None:
-        return res
-    if out._dtype is not D.int64:
+    if out is not None and out._dtype is not D.int64:
         raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar type"
                            f"{short_name(out._dtype)}")
-    return write_out(out, res)
+    return res if out is None else write_out(out, res)
 
 
 @register("argwhere", kind="indexing")

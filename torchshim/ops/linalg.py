@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
+from .. import return_types
 from .._promotion import c_name, can_cast, short_name
 from .._tensor import Tensor, _wrap_dim
 from . import _dispatch as P
@@ -333,7 +334,13 @@ def tensordot(a, b, dims=2):
 
 @P.kernel(static=("dt",))
 def _kron_k(a, b, dt):
-    return jnp.kron(a.astype(dt), b.astype(dt))
+    nd = max(a.ndim, b.ndim)
+    a = a.astype(dt).reshape((1,) * (nd - a.ndim) + a.shape)
+    b = b.astype(dt).reshape((1,) * (nd - b.ndim) + b.shape)
+    x = a.reshape(tuple(v for s in a.shape for v in (s, 1)))
+    y = b.reshape(tuple(v for s in b.shape for v in (1, s)))
+    r = jnp.logical_and(x, y) if dt == jnp.bool_ else x * y
+    return r.reshape(tuple(p * q for p, q in zip(a.shape, b.shape)))
 
 
 @register("kron", out=True, kind="linalg")
@@ -344,6 +351,18 @@ def kron(input, other):
 
 
 # ---- add* products -----------------------------------------------------------------------------------------
+def _expand_check(t, shape):
+    """PyTorch's expand errors (it reports the last mismatching dim; views.expand reports the first)."""
+    if t.ndim > len(shape):
+        expand(t, shape)
+    for i in range(1, t.ndim + 1):
+        s, c = shape[-i], t._shape[-i]
+        if c != s and c != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({c}) at "
+                               f"non-singleton dimension {len(shape) - i}.  Target sizes: {list(shape)}.  Tensor "
+                               f"sizes: {list(t._shape)}")
+
+
 def _scalars(dt, beta, alpha):
     if not (dt.is_floating_point or dt.is_complex) and dt is not D.bool_:
         return int(beta), int(alpha)
@@ -363,9 +382,11 @@ def _addmm_k(inp, a, b, beta, alpha, shape, batch_sum):
     return (base if beta == 1 else base * beta) + prod
 
 
-def _bad_inplace(fn, name):
+def _bad_inplace(fn, name, resize=False):
     def ip(self, *args, **kwargs):
         r = fn(self, *args, **kwargs)
+        if r._shape != self._shape and resize:
+            self._resize_storage(r._shape)  # addbmm_ resizes a broadcastable self, silently, as PyTorch does
         if r._shape != self._shape:
             raise RuntimeError(f"Bad in-place call: input tensor size {list(self._shape)} and output tensor size "
                                f"{list(r._shape)} should match")
@@ -396,7 +417,7 @@ def _addmm(input, mat1, mat2, *, beta=1, alpha=1):
             raise RuntimeError(f"{nm} must be a matrix, got {m.ndim}-D tensor")
     _mm_check(mat1._shape, mat2._shape, mat1._dtype, mat2._dtype)
     shape = (mat1._shape[0], mat2._shape[1])
-    expand(input, shape)
+    _expand_check(input, shape)
     return _run_add(input, mat1, mat2, beta, alpha, shape)
 
 
@@ -422,7 +443,7 @@ def _addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """`torch.addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None)`:
     beta * input + alpha * sum_b(batch1[b] @ batch2[b])."""
     shape = (_size(batch1, 1), _size(batch2, 2))
-    expand(input, shape)
+    _expand_check(input, shape)
     _bmm_dims(batch1, batch2)
     if batch1._shape[0] != batch2._shape[0]:
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1._shape[0]} and "
@@ -446,14 +467,14 @@ def _addbmm_out(r, out):
                            f"{short_name(r._dtype)}")
 
 
-addbmm = register("addbmm", inplace=_bad_inplace(_addbmm, "addbmm"), kind="linalg")(checked_out(_addbmm_out)(_addbmm))
+addbmm = register("addbmm", inplace=_bad_inplace(_addbmm, "addbmm", resize=True), kind="linalg")(checked_out(_addbmm_out)(_addbmm))
 
 
 def _baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """`torch.baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None)`:
     beta * input + alpha * (batch1 @ batch2), batched."""
     shape = (_size(batch1, 0), _size(batch1, 1), _size(batch2, 2))
-    expand(input, shape)
+    _expand_check(input, shape)
     if input._dtype is not batch1._dtype or input._dtype is not batch2._dtype:
         if input._dtype is not batch1._dtype:
             raise RuntimeError(f"Input dtypes must be the same, got: input {c_name(input._dtype)}, batch1: "
@@ -545,7 +566,7 @@ def einsum(*args):
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(labels)}) does not match "
                                f"the number of dimensions ({op.ndim}) for operand {k} and no ellipsis was given")
     spare = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in eq][:ell_n]
-    sizes, counts, full = {}, collections.Counter(), []
+    sizes, counts, n_ops, full = {}, collections.Counter(), collections.Counter(), []
     for k, (t, op) in enumerate(zip(terms, ops)):
         n_ell = op.ndim - sum(c != "..." for c in t)
         expanded = []
@@ -556,9 +577,14 @@ def einsum(*args):
             if p is None or p == 1:
                 sizes[c] = s
             elif s != 1 and s != p:
+                if c in spare:
+                    raise RuntimeError(f"einsum(): dimension {spare.index(c)} covered by ellipsis in operand {k}has "
+                                       f"size {s} which does not broadcast with previously seen ellipsis with size "
+                                       f"{p} for the respective dimension")
                 raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {k} which does not broadcast "
                                    f"with previously seen size {p}")
-        counts.update(set(expanded))
+        counts.update(expanded)
+        n_ops.update(set(expanded))
         full.append(expanded)
     if arrow:
         out = []
@@ -578,7 +604,7 @@ def einsum(*args):
                 out.append(c)
     else:
         out = spare + sorted(c for c in counts if counts[c] == 1 and c not in spare)
-    contracted = any(counts[c] > 1 and c not in out for c in counts)
+    contracted = any(n_ops[c] > 1 and c not in out for c in n_ops)
     dts = [op._dtype for op in ops]
     if contracted and any(d is not dts[0] for d in dts):
         other = next(d for d in dts if d is not dts[0])
@@ -662,7 +688,7 @@ def _logdet_k(a):
     return jnp.where(sign < 0, jnp.nan, logabs).astype(a.dtype)
 
 
-slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
+slogdet_result = return_types._make("slogdet", ("sign", "logabsdet"))  # torch.return_types.slogdet
 
 
 @register("slogdet", kind="linalg")
@@ -671,7 +697,7 @@ def slogdet(input):
     """`torch.slogdet(input, *, out=None)` -> (sign, logabsdet); a singular matrix gives (0, -inf)."""
     _check_square("linalg.slogdet", input)
     sign, logabs = _slogdet_k(input._value)
-    return slogdet_result(_new(sign, input._dtype, input), _new(logabs, input._dtype.to_real(), input))
+    return slogdet_result((_new(sign, input._dtype, input), _new(logabs, input._dtype.to_real(), input)))
 
 
 @register("logdet", kind="linalg")

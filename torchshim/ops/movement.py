@@ -17,7 +17,7 @@ from .._tensor import Tensor, _wrap_dim
 from . import _dispatch as P
 from ._dispatch import DEFAULT
 from ._registry import register, write_out
-from .copy import clone, view_dtype  # noqa: F401  (views.py imports both from here)
+from .copy import clone  # noqa: F401  (re-exported: views.contiguous used to import it from here)
 from .views import expand, reshape, shape_arg, view
 
 __all__ = ["checked_out", "same_dtype_out", "cat_tensors", "not_implemented"]
@@ -38,7 +38,7 @@ def checked_out(check):
                         check(x, o)
                 for o, x in zip(out, r):
                     write_out(o, x)
-                return type(r)(*out) if hasattr(r, "_fields") else tuple(out)
+                return type(r)(tuple(out)) if hasattr(r, "_fields") else tuple(out)
             if isinstance(out, Tensor):
                 check(r, out)
             return write_out(out, r)

@@ -4,6 +4,7 @@ Each entry is a jax function plus PyTorch's promotion kind; `_dispatch.unary/bin
 """
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.scipy import special as jsp
 
 from .. import _dtype as D
@@ -28,10 +29,13 @@ def _check_int_divisor(name, input, other):
     """PyTorch raises ZeroDivisionError for integer division by zero; jax returns garbage. Checked eagerly only."""
     if not (_is_int(_dtype_of(input)) and _is_int(_dtype_of(other))):
         return
-    b = other._value if isinstance(other, Tensor) else other
-    if isinstance(b, jax.core.Tracer):
+    if not isinstance(other, Tensor):
+        zero = other == 0
+    elif isinstance(other._value, jax.core.Tracer):
         return  # under tracing no host check is possible; documented in docs/differences.md
-    if bool(jnp.any(jnp.asarray(b) == 0)):
+    else:
+        zero = bool(np.any(np.asarray(other._value) == 0))
+    if zero:
         raise RuntimeError("ZeroDivisionError")
 
 

@@ -7,16 +7,15 @@ floats are accumulated in float32 and rounded once, like PyTorch's CPU kernels. 
 """
 import builtins as _b
 import math
+import operator
 import sys
 import warnings
 from functools import partial
 
-import jax
 import jax.numpy as jnp
 from jax.scipy.special import logsumexp as _jlogsumexp
 
 from .. import _dtype as D
-from .. import return_types as R
 from .._promotion import short_name
 from .._tensor import Tensor, _wrap_dim
 from ..utils import backcompat
@@ -53,8 +52,8 @@ def keepdim_of(name, keepdim, dim_given):
     reduction over a dim relies on the default."""
     if keepdim is KD:
         if dim_given and backcompat.keepdim_warning.enabled:
-            warnings.warn(f'backwards compatibility: call to "{name}" uses default value for keepdim which has '
-                          'changed default to False.  Consider passing as kwarg.', UserWarning,
+            warnings.warn(f'backwards compatibility: call to "{name}" uses default value for keepdim which '
+                          'has changed default to False.  Consider passing as kwarg.', UserWarning,
                           stacklevel=_user_stacklevel())
         return False
     return _b.bool(keepdim)
@@ -64,12 +63,12 @@ def dims_of(dim, ndim):
     """Sorted tuple of wrapped dims; None or () means every dim. PyTorch's range and duplicate errors."""
     if dim is None:
         return tuple(range(ndim))
-    seq = (dim,) if isinstance(dim, int) else tuple(dim)
+    seq = tuple(dim) if isinstance(dim, (tuple, list)) else (operator.index(dim),)
     if not seq:
         return tuple(range(ndim))
     out = []
     for d in seq:
-        w = _wrap_dim(int(d), ndim) % _b.max(ndim, 1)
+        w = _wrap_dim(operator.index(d), ndim) % _b.max(ndim, 1)
         if w in out:
             raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
         out.append(w)
@@ -78,13 +77,14 @@ def dims_of(dim, ndim):
 
 def dim_of(dim, ndim):
     """One wrapped dim (a 0-dim tensor accepts 0 and -1)."""
-    return _wrap_dim(int(dim), ndim) % _b.max(ndim, 1)
+    return _wrap_dim(operator.index(dim), ndim) % _b.max(ndim, 1)
 
 
 def invalid_args(name, *args, **kwargs):
     """PyTorch's TypeError for an argument combination no overload accepts (first line of the message)."""
     parts = [type(a).__name__ if not isinstance(a, Tensor) else "Tensor" for a in args]
-    parts += [f"{k}={'Tensor' if isinstance(v, Tensor) else type(v).__name__}" for k, v in reversed(kwargs.items())]
+    parts += [f"{k}={'Tensor' if isinstance(v, Tensor) else type(v).__name__}"
+              for k, v in reversed(kwargs.items())]
     return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(parts)}), but "
                      "expected one of:")
 
@@ -103,8 +103,8 @@ def check_nonempty(name, shape, dims, full, full_error=RuntimeError):
     if full and math.prod(shape) == 0:
         if full_error is IndexError:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
-                           "the reduction dim with the 'dim' argument.")
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
     for d in dims:
         if shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -161,7 +161,7 @@ def run_reduce(fn, input, dims, keepdim, rdt, cdt=None):
     return P.fresh(r, rdt, device_of(input))
 
 
-# ---- sums, means, products ----------------------------------------------------------------------------------
+# ---- sums, means, products ---------------------------------------------------------------------------------
 @register("sum", out=True, kind="reduction")
 def sum(input, dim=None, keepdim=KD, *, dtype=None):  # noqa: A001
     """`torch.sum(input, dim=None, keepdim=False, *, dtype=None, out=None)`; dim an int, a tuple, or None/()
@@ -190,15 +190,16 @@ def mean(input, dim=None, keepdim=KD, *, dtype=None):
     d = dtype or input._dtype
     if is_intlike(d):
         which = "Optional" if dtype is not None else "Input"
-        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a floating point "
-                           f"or complex dtype. Got: {short_name(d)}")
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a floating "
+                           f"point or complex dtype. Got: {short_name(d)}")
     kd = keepdim_of("mean", keepdim, dim is not None)
     return run_reduce("mean", input, dims_of(dim, input.ndim), kd, d)
 
 
 @register("nanmean", out=True, kind="reduction")
 def nanmean(input, dim=None, keepdim=KD, *, dtype=None):
-    """`torch.nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None)`: mean of the non-NaN values."""
+    """`torch.nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None)`: the mean of the non-NaN
+    values; floating inputs only (complex raises, as PyTorch's CPU kernel)."""
     if is_intlike(input._dtype):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{short_name(input._dtype)}")
@@ -265,8 +266,8 @@ def _moments(name, input, dim, unbiased, keepdim, correction):
 
 
 _MOMENT_DOC = """`torch.{0}(input, dim=None, *, correction=1, keepdim=False{1})`; also the positional forms
-    `{0}(input, dim, unbiased, keepdim=False)` and `{0}(input, unbiased)`. Floating/complex inputs only; complex
-    inputs give a real {2}. A divisor `N - correction <= 0` warns like PyTorch (and gives inf/NaN)."""
+    `{0}(input, dim, unbiased, keepdim=False)` and `{0}(input, unbiased)`. Floating/complex inputs only;
+    complex inputs give a real {2}. A divisor `N - correction <= 0` warns like PyTorch (and gives inf/NaN)."""
 
 
 def _moment_op(name, out):
@@ -285,7 +286,7 @@ var_mean = _moment_op("var_mean", False)
 std_mean = _moment_op("std_mean", False)
 
 
-# ---- norm ----------------------------------------------------------------------------------------------------
+# ---- norm --------------------------------------------------------------------------------------------------
 @partial(P.kernel, static=("p", "dims", "keepdim", "cdt", "rdt"))
 def _vnorm_k(a, *, p, dims, keepdim, cdt, rdt):
     a = jnp.abs(a.astype(cdt))
@@ -328,18 +329,20 @@ def _vector_norm(input, p, dim, keepdim, dtype):
                                f"{short_name(dtype)}")
         if dtype.is_complex != d.is_complex:
             kind = "complex for complex" if d.is_complex else "real for real"
-            raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} inputs, but got {short_name(dtype)}")
+            raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} inputs, but got "
+                               f"{short_name(dtype)}")
     p = float(p)
     dims = dims_of(dim, input.ndim)
     if p < 0 or p == math.inf:
         ps = repr(p) if math.isinf(p) or p != int(p) else str(int(p))
         if dim is None and input.numel() == 0:
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {ps} norm on an empty tensor because the "
-                               "operation does not have an identity")
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ps} norm on an empty tensor because "
+                               "the operation does not have an identity")
         for k in dims:
             if input._shape[k] == 0:
-                raise RuntimeError(f"linalg.vector_norm cannot compute the {ps} norm on the dimension {k}because "
-                                   "this dimension is empty and the operation does not have an identity")
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {ps} norm on the dimension {k}"
+                                   "because this dimension is empty and the operation does not have an "
+                                   "identity")
     cdt = dtype or d
     rdt = cdt.to_real()
     r = _vnorm_k(input._value, p=p, dims=dims, keepdim=keepdim, cdt=cdt.np, rdt=rdt.np)
@@ -388,7 +391,7 @@ def norm(input, p="fro", dim=None, keepdim=KD, out=None, dtype=None):
     return r if out is None else write_out(out, r)
 
 
-# ---- logical reductions, counting ----------------------------------------------------------------------------
+# ---- logical reductions, counting --------------------------------------------------------------------------
 def _all_any(name, input, dim, keepdim):
     kd = keepdim_of(name, keepdim, dim is not None)
     rdt = D.uint8 if input._dtype is D.uint8 else D.bool_
@@ -404,8 +407,8 @@ def all(input, dim=None, keepdim=KD):  # noqa: A001
 
 @register("any", out=True, kind="reduction")
 def any(input, dim=None, keepdim=KD):  # noqa: A001
-    """`torch.any(input, dim=None, keepdim=False, *, out=None)`: True when some element is nonzero; uint8 input
-    gives uint8."""
+    """`torch.any(input, dim=None, keepdim=False, *, out=None)`: True when some element is nonzero; uint8
+    input gives uint8."""
     return _all_any("any", input, dim, keepdim)
 
 
@@ -419,8 +422,8 @@ def count_nonzero(input, dim=None):
 
 @register("logsumexp", out=True, kind="reduction")
 def logsumexp(input, dim, keepdim=KD):
-    """`torch.logsumexp(input, dim, keepdim=False, *, out=None)`: log(sum(exp(input))) computed stably; integer
-    and bool inputs give the default float dtype.
+    """`torch.logsumexp(input, dim, keepdim=False, *, out=None)`: log(sum(exp(input))) computed stably;
+    integer and bool inputs give the default float dtype.
 
     Difference: `dim=()` reduces every dim (PyTorch raises a shape error)."""
     kd = keepdim_of("logsumexp", keepdim, True)
@@ -428,7 +431,7 @@ def logsumexp(input, dim, keepdim=KD):
     return run_reduce("logsumexp", input, dims_of(dim, input.ndim), kd, rdt)
 
 
-# ---- scans ---------------------------------------------------------------------------------------------------
+# ---- scans -------------------------------------------------------------------------------------------------
 @partial(P.kernel, static=("fn", "dim", "cdt", "rdt"))
 def _scan_k(a, *, fn, dim, cdt, rdt):
     a = a.astype(cdt)
@@ -464,5 +467,6 @@ def cumsum(input, dim, *, dtype=None):
 
 @register("cumprod", inplace=_scan_inplace("cumprod"), out=True, kind="reduction")
 def cumprod(input, dim, *, dtype=None):
-    """`torch.cumprod(input, dim, *, dtype=None, out=None)`: running products along dim; int/bool give int64."""
+    """`torch.cumprod(input, dim, *, dtype=None, out=None)`: running products along dim; int/bool give
+    int64."""
     return _scan("cumprod", input, dim, dtype)

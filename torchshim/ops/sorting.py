@@ -2,8 +2,8 @@
 argsort, msort, topk, cummax/cummin, unique.
 
 Sorting is always stable (NaN sorts as the largest value, -0.0 equals 0.0), which is what PyTorch's CPU sort
-does too. Each op is one jitted kernel with dims/k/flags static, except `unique`, whose output shape depends on
-the values: it runs eagerly and refuses to run under jax tracing.
+does for `stable=True`. Each op is one jitted kernel with dims/k/flags static, except `unique`, whose output
+shape depends on the values: it runs eagerly and refuses to run under jax tracing.
 """
 import builtins as _b
 from functools import partial
@@ -18,8 +18,8 @@ from .. import return_types as R
 from .._tensor import Tensor, _wrap_dim
 from . import _dispatch as P
 from ._registry import register
-from .reduction import (KD, check_nonempty, device_of, dim_of, dims_of, invalid_args, keepdim_of, not_implemented,
-                        run_reduce)
+from .reduction import (KD, check_nonempty, device_of, dim_of, dims_of, invalid_args, keepdim_of,
+                        not_implemented, run_reduce)
 
 _BAREBONES_UINT = (D.uint16, D.uint32, D.uint64)
 
@@ -30,7 +30,7 @@ def _pair(rtype, input, v, i):
 
 
 def _check_sortable(d, kernel_name):
-    """NotImplementedError for the dtypes PyTorch's CPU order-statistic kernels lack (bool, complex, uint16+)."""
+    """NotImplementedError for dtypes PyTorch's CPU order-statistic kernels lack (bool, complex, uint16+)."""
     if d is D.bool_ or d.is_complex or d in _BAREBONES_UINT:
         raise not_implemented(kernel_name, d)
 
@@ -223,7 +223,8 @@ def median(input, dim=None, keepdim=KD):
     `torch.median(input, dim, keepdim=False, *, out=None)` -> `torch.return_types.median(values, indices)`.
 
     Difference: with repeated values PyTorch's CPU index is whichever copy its selection algorithm lands on;
-    torchshim returns the copy at the median's position in a stable sort. With NaNs both return the first NaN."""
+    torchshim returns the copy at the median's position in a stable sort. With NaNs both return the first
+    NaN."""
     return _median("median", input, dim, keepdim)
 
 
@@ -267,7 +268,6 @@ def _mode_k(a, *, dim, keepdim):
     if a.ndim == 0:
         return a, jnp.zeros((), jnp.int64)
     s, idx = _sorted_along(jnp.moveaxis(a, dim, -1), -1)
-    n = s.shape[-1]
     neq = s[..., 1:] != s[..., :-1]  # NaN != NaN: every NaN is its own run, as in PyTorch
     edge = jnp.ones(s.shape[:-1] + (1,), bool)
     starts, ends = jnp.concatenate([edge, neq], -1), jnp.concatenate([neq, edge], -1)
@@ -287,8 +287,8 @@ def mode(input, dim=None, keepdim=KD):
     """`torch.mode(input, dim=-1, keepdim=False, *, out=None)` -> `torch.return_types.mode(values, indices)`:
     the most frequent value (the smallest on a tie of counts) and the last index where it occurs.
 
-    Difference: PyTorch's CPU index is the last occurrence for slices of up to 16 elements (its sort is then an
-    insertion sort); beyond that it may be any occurrence. torchshim always gives the last."""
+    Difference: PyTorch's CPU index is the last occurrence for slices of up to 16 elements (its sort is then
+    an insertion sort); beyond that it may be any occurrence. torchshim always gives the last."""
     kd = keepdim_of("mode", keepdim, dim is not None)
     if input._dtype.is_complex or input._dtype in _BAREBONES_UINT:
         raise not_implemented("mode_cpu", input._dtype)
@@ -299,7 +299,7 @@ def mode(input, dim=None, keepdim=KD):
     return _pair(R.mode, input, v, i)
 
 
-# ---- sort, argsort, msort, topk -------------------------------------------------------------------------------
+# ---- sort, argsort, msort, topk ----------------------------------------------------------------------------
 @partial(P.kernel, static=("dim", "descending", "with_values"))
 def _sort_k(a, *, dim, descending, with_values):
     if a.ndim == 0:
@@ -327,7 +327,8 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 
 @register("argsort", out=True, kind="sorting")
 def argsort(input, dim=-1, descending=False, *, stable=False):
-    """`torch.argsort(input, dim=-1, descending=False, *, stable=False)`: the indices of `sort`. Always stable.
+    """`torch.argsort(input, dim=-1, descending=False, *, stable=False)`: the indices of `sort`; always
+    stable.
 
     Difference: `out=` is accepted with or without `stable` (PyTorch only accepts it with `stable`)."""
     d = dim_of(dim, input.ndim)
@@ -358,7 +359,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     `torch.return_types.topk(values, indices)`; NaN counts as the largest value.
 
     Differences: with `sorted=False` the k results come back sorted anyway (PyTorch's order is unspecified);
-    among equal values torchshim takes the lowest indices first (PyTorch's choice among ties is unspecified)."""
+    among equal values torchshim takes the lowest indices first (PyTorch's choice among ties is
+    unspecified)."""
     dd = dim_of(dim, input.ndim)
     n = input._shape[dd] if input.ndim else 1
     if not 0 <= k <= n:
@@ -374,7 +376,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return _pair(R.topk, input, v, i)
 
 
-# ---- running max / min ------------------------------------------------------------------------------------------
+# ---- running max / min -------------------------------------------------------------------------------------
 @partial(P.kernel, static=("is_max", "dim"))
 def _cumext_k(a, *, is_max, dim):
     if a.ndim == 0:
@@ -404,8 +406,9 @@ def _cumext(name, input, dim):
 
 @register("cummax", out=True, kind="reduction")
 def cummax(input, dim):
-    """`torch.cummax(input, dim, *, out=None)` -> `torch.return_types.cummax(values, indices)`: running max; on
-    ties the later index wins, a NaN sticks (its index updates at each later NaN), as PyTorch's CPU kernel."""
+    """`torch.cummax(input, dim, *, out=None)` -> `torch.return_types.cummax(values, indices)`: running max;
+    on ties the later index wins, a NaN sticks (its index updates at each later NaN), as PyTorch's CPU
+    kernel."""
     return _cumext("cummax", input, dim)
 
 
@@ -416,7 +419,7 @@ def cummin(input, dim):
     return _cumext("cummin", input, dim)
 
 
-# ---- unique (eager: the output shape depends on the values) -----------------------------------------------------
+# ---- unique (eager: the output shape depends on the values) ------------------------------------------------
 @register("unique", kind="sorting")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """`torch.unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)`: the distinct
@@ -428,8 +431,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     shape depends on the values."""
     a = input._value
     if isinstance(a, jax.core.Tracer):
-        raise RuntimeError("unique(): the output shape depends on the input's values, so it cannot be computed "
-                           "under jax tracing (jit/vmap/grad); call it outside the traced function")
+        raise RuntimeError("unique(): the output shape depends on the input's values, so it cannot be "
+                           "computed under jax tracing (jit/vmap/grad); call it outside the traced function")
     d = input._dtype
     if d.is_complex:
         raise not_implemented("unique" if dim is None else "unique_dim", d)

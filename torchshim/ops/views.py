@@ -276,29 +276,28 @@ def expand(self, *sizes):
         raise RuntimeError(f"expand({self.type()}{{{list(self._shape)}}}, size={list(sizes)}): the number of sizes "
                            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
                            f"tensor ({nd})")
-    lead = len(sizes) - nd
-    shape, stride = [], []
-    for i, s in enumerate(sizes):
-        if i < lead:
-            if s < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
-                                   f"non-existing dimension {i}")
-            shape.append(s)
-            stride.append(0)
-            continue
-        cur, st = self._shape[i - lead], self._stride[i - lead]
-        if s == -1:
-            s = cur
-        if cur == s:
-            shape.append(s)
-            stride.append(st)
-        elif cur == 1:
-            shape.append(s)
-            stride.append(0)
-        else:
-            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
-                               f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
-                               f"{list(self._shape)}")
+    # PyTorch's inferExpandGeometry, from the last dim backwards
+    n = len(sizes)
+    shape, stride = [0] * n, [0] * n
+    for i in range(n - 1, -1, -1):
+        d = i - (n - nd)
+        size = self._shape[d] if d >= 0 else 1
+        st = self._stride[d] if d >= 0 else shape[i + 1] * stride[i + 1] if i + 1 < n else 0
+        target = sizes[i]
+        if target == -1:
+            if d < 0:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                                   f"dimension {i}")
+            target = size
+        if size != target:
+            if size != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({target}) must match the existing size ({size}) "
+                                   f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                                   f"{list(self._shape)}")
+            if target < 0:
+                raise RuntimeError("numel: integer multiplication overflow")
+            size, st = target, 0
+        shape[i], stride[i] = size, st
     return self._as_view(shape, stride, self._offset)
 
 
@@ -563,3 +562,48 @@ def contiguous(self, memory_format=None):
         return self
     from .copy import clone
     return clone(self)
+
+
+@register("broadcast_tensors", method=False, kind="view")
+def broadcast_tensors(*tensors):
+    """`torch.broadcast_tensors(*tensors)` -> tuple of expanded views sharing one broadcast shape."""
+    for k, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got {type(t).__name__}")
+    from ._dispatch import broadcast_error
+    shape = broadcast_error([t._shape for t in tensors]) if tensors else ()
+    return tuple(expand(t, shape) for t in tensors)
+
+
+@register("broadcast_shapes", method=False)
+def broadcast_shapes(*shapes):
+    """`torch.broadcast_shapes(*shapes)` -> torch.Size: the broadcast of shapes given as ints or sequences,
+    with PyTorch's (torch._refs) error messages."""
+    from collections.abc import Sequence
+
+    from .._tensor import Size
+    shapes = tuple((s,) if isinstance(s, int) else s for s in shapes if s is not None)
+    if not shapes:
+        return Size([])
+    for shape in shapes:
+        if not isinstance(shape, Sequence):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+    common = [1] * max(len(s) for s in shapes)
+    for arg, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            if shape[idx] == common[idx]:
+                continue
+            if common[idx] == 1:
+                if shape[idx] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[idx] = shape[idx]
+            if shape[idx] == 1:
+                continue
+            if common[idx] != shape[idx]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[idx]} at {idx}! Mismatching "
+                                   f"argument at index {arg} had {shape}; but expected shape should be broadcastable "
+                                   f"to {common}")
+    for k, s in enumerate(common):
+        if not isinstance(s, int):
+            raise TypeError(f"torch.Size() takes an iterable of 'int' (item {k} is '{type(s).__name__}')")
+    return Size(common)

@@ -6,6 +6,7 @@ numpy arrays) are then applied to that view with one jitted gather or scatter. O
 IndexError with PyTorch's message (JAX would clamp); this check needs concrete indices and is skipped under jax
 tracing, where negative indices are still wrapped.
 """
+import functools
 import numbers
 import operator
 import warnings
@@ -429,7 +430,9 @@ def setitem(self, index, value):
         v = val if is_scalar else _cast(val, self._dtype)
         v = _strip_leading_ones(v, view.ndim)
         _check_expand(tuple(v.shape), view._shape, self._dtype)
-        view._write(v)
+        if not is_scalar and val._requires_grad:  # keep the value's history (autograd's CopySlices)
+            v = val if tuple(v.shape) == val._shape else val.reshape(tuple(v.shape))
+        view._assign_from(v, "copy_")
         return
     overlapping = V.has_overlap(view._shape, view._stride)
     if overlapping:
@@ -466,7 +469,34 @@ def setitem(self, index, value):
     if overlapping:
         _index_put_overlapping(view, arrays, dims, sizes, v, target)
         return
+    if _needs_grad(view, val, is_scalar):
+        from .autograd._node import record_function
+        from .ops._dispatch import fresh
+        vt = fresh(jnp.asarray(v), self._dtype, self._storage.device) if is_scalar else (
+            val if tuple(v.shape) == val._shape else val.reshape(tuple(v.shape)))
+        idx = [fresh(jnp.asarray(a), D.from_numpy_dtype(jnp.asarray(a).dtype), self._storage.device) for a in arrays]
+        new, = record_function("IndexPutBackward0", _index_put_forward(dims, sizes, nd), ("index_put", dims, sizes, nd),
+                               [view, vt] + idx, [(view._shape, view._dtype, view._storage.device)],
+                               saves_inputs=False)
+        view._assign_from(new, "index_put_")
+        return
     view._write(_scatter(view._value, arrays, v, dims=dims, sizes=sizes, ndim=nd))
+
+
+def _needs_grad(view, val, is_scalar):
+    from .autograd.grad_mode import is_grad_enabled
+    if not is_grad_enabled():
+        return False
+    if not is_scalar and val._requires_grad or view._requires_grad:
+        return True
+    return view._diff_view and view._base is not None and view._base._requires_grad
+
+
+@functools.lru_cache(maxsize=None)
+def _index_put_forward(dims, sizes, nd):
+    def forward(arrays):
+        return (_scatter(arrays[0], tuple(arrays[2:]), arrays[1], dims=dims, sizes=sizes, ndim=nd),)
+    return forward
 
 
 def _delitem(self, index):
@@ -502,6 +532,8 @@ def _check_expand(src, target, dtype):
                                f"{list(target)}.  Tensor sizes: {list(src)}")
 
 
-Tensor.__getitem__ = getitem
+from .autograd._ops import differentiable as _differentiable  # noqa: E402
+
+Tensor.__getitem__ = _differentiable("__getitem__", getitem)
 Tensor.__setitem__ = setitem
 Tensor.__delitem__ = _delitem

@@ -57,7 +57,8 @@ class Tensor:
     float32, zeros here), `Tensor([1, 2])`, `Tensor(size=...)`."""
 
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_natural", "_cache", "_vc", "_base",
-                 "_requires_grad", "_grad", "grad_fn", "_retains_grad", "_hooks", "_node", "__dict__",
+                 "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_retains_grad", "_hooks", "_node", "_diff_view",
+                 "_grad_version", "__dict__",
                  "__weakref__")
 
     # ----- construction -------------------------------------------------------------------------------
@@ -82,10 +83,13 @@ class Tensor:
         t._base = base
         t._requires_grad = False
         t._grad = None
-        t.grad_fn = None
+        t._grad_fn = None
+        t._output_nr = 0
         t._retains_grad = False
         t._hooks = None
         t._node = None
+        t._diff_view = base is not None
+        t._grad_version = -1
         return t
 
     # ----- the jax value --------------------------------------------------------------------------------
@@ -125,9 +129,10 @@ class Tensor:
         return Tensor._make(self._storage, tuple(shape), tuple(stride), offset, self._dtype, self._vc, root)
 
     def _assign_from(self, result, opname):
-        """Write tensor `result` into self (an in-place op, `out=`, `copy_`); returns self."""
-        self._write(result._value)
-        return self
+        """Write `result` (a Tensor, jax array or number) into self as in-place op `opname` (an in-place op,
+        `out=`, `copy_`, `x[i] = v`), with autograd's checks and history; returns self."""
+        from .autograd._inplace import assign
+        return assign(self, result, opname)
 
     def _resize_storage(self, shape):
         """Give self a fresh contiguous storage of `shape` (what out= does when the shape is wrong)."""
@@ -260,22 +265,36 @@ class Tensor:
 
     def detach(self):
         """`detach()`: shares storage and version counter; no history."""
-        return Tensor._make(self._storage, self._shape, self._stride, self._offset, self._dtype, self._vc,
-                            self._base)
+        t = Tensor._make(self._storage, self._shape, self._stride, self._offset, self._dtype, self._vc,
+                         self._base)
+        t._diff_view = False
+        return t
 
     def detach_(self):
-        self.grad_fn = None
+        """`detach_()`: drops this tensor's history in place (it becomes a leaf that does not require grad)."""
+        if self._diff_view and self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
         self._requires_grad = False
         return self
 
     # ----- autograd fields (the tape lives in torchshim/autograd) ---------------------------------------
+    @property
+    def grad_fn(self):
+        """The node that created this tensor (None for leaves)."""
+        if self._diff_view and self._base is not None and self._grad_version != self._vc.value \
+                and self._base._requires_grad and self._requires_grad:
+            from .autograd._node import gradient_edge
+            gradient_edge(self)
+        return self._grad_fn
+
     @property
     def requires_grad(self):
         return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        if not flag and self.grad_fn is not None:
+        if not flag and self._grad_fn is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
@@ -284,20 +303,42 @@ class Tensor:
         self._requires_grad = bool(flag)
 
     def requires_grad_(self, requires_grad=True):
+        """`requires_grad_(requires_grad=True)`: set the flag in place (leaves only when turning it off)."""
         self.requires_grad = requires_grad
         return self
 
     @property
     def is_leaf(self):
-        return self.grad_fn is None
+        return self._grad_fn is None
 
     @property
     def grad(self):
+        """`.grad`: the accumulated gradient of a leaf (PyTorch's warning when read on a non-leaf)."""
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                          "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                          "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+                          "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                          "instead. See github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered "
+                          "internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:497.)", UserWarning,
+                          stacklevel=2)
         return self._grad
 
     @grad.setter
     def grad(self, g):
+        if g is not None:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(g).__name__}")
+            if g._dtype is not self._dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if g._shape != self._shape:
+                raise RuntimeError("assigned grad has data of a different size")
         self._grad = g
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
 
     # ----- conversion -------------------------------------------------------------------------------------
     def numpy(self, *, force=False):

@@ -1,3 +1,5 @@
-"""torch.autograd: grad modes and the legacy `Variable`. The eager tape arrives with the autograd issue."""
+"""torch.autograd: the eager tape, grad modes, custom Functions, gradcheck and the functional API."""
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .variable import Variable  # noqa: F401
+from . import _tensor_api  # noqa: F401  (Tensor.backward, register_hook, retain_grad, ...)
+from .engine_api import backward, grad  # noqa: F401

@@ -36,10 +36,13 @@ def fresh(array, dtype, device):
     t._base = None
     t._requires_grad = False
     t._grad = None
-    t.grad_fn = None
+    t._grad_fn = None
+    t._output_nr = 0
     t._retains_grad = False
     t._hooks = None
     t._node = None
+    t._diff_view = False
+    t._grad_version = -1
     return t
 
 # ---- promotion kinds (as torch._prims_common.ELEMENTWISE_TYPE_PROMOTION_KIND) ---------------------------

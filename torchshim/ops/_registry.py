@@ -12,6 +12,8 @@ import warnings
 
 from .._promotion import can_cast, short_name
 from .._tensor import Tensor, check_inplace_result
+from ..autograd._ops import any_requires_grad, differentiable
+from ..autograd.grad_mode import is_grad_enabled
 
 __all__ = ["register", "OPS", "install"]
 
@@ -72,9 +74,12 @@ def with_out(fn, name):
     """`fn` plus PyTorch's `out=` keyword: dtype must be castable; a wrong shape is resized with a warning."""
     @functools.wraps(fn)
     def f(*args, out=None, **kwargs):
-        result = fn(*args, **kwargs)
         if out is None:
-            return result
+            return fn(*args, **kwargs)
+        if is_grad_enabled() and (any_requires_grad(args, kwargs) or any_requires_grad((out,), None)):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad.")
+        result = fn(*args, **kwargs)
         if isinstance(out, (tuple, list)):
             results = result if isinstance(result, tuple) else (result,)
             for o, r in zip(out, results):
@@ -119,21 +124,22 @@ def _ioperator(inplace):
 def install(namespace):
     """Attach every registered op to the module namespace `namespace` and to Tensor."""
     for op in OPS.values():
-        public = with_out(op.fn, op.name) if op.out else op.fn
+        fn = op.fn if op.name.endswith("_") else differentiable(op.name, op.fn)
+        public = with_out(fn, op.name) if op.out else fn
         ip = None
         if op.inplace:
-            ip = op.inplace if callable(op.inplace) and op.inplace is not True else make_inplace(op.fn, op.name)
+            ip = op.inplace if callable(op.inplace) and op.inplace is not True else make_inplace(fn, op.name)
         for n in (op.name, *op.aliases):
             if op.function:
                 namespace[n] = public
             if op.method:
-                setattr(Tensor, n, op.fn)
+                setattr(Tensor, n, fn)
             if ip is not None:
                 setattr(Tensor, n + "_", ip)
         for o in op.operators:
             if o.startswith("__i"):
                 setattr(Tensor, o, _ioperator(ip))
             elif o.startswith("__r") and o not in ("__rshift__",):
-                setattr(Tensor, o, _reflected(op.fn))
+                setattr(Tensor, o, _reflected(fn))
             else:
-                setattr(Tensor, o, op.fn)
+                setattr(Tensor, o, fn)

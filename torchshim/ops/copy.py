@@ -4,22 +4,92 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype as D
+from .. import _view as V
+from .._promotion import short_name
+from .._storage import Storage
 from .._tensor import Tensor
 from . import _dispatch as P
 from ._registry import register
+
+
+def dense_order(shape, stride):
+    """PyTorch's is_non_overlapping_and_dense: the dims of size >= 2 from outermost to innermost in memory, or
+    None when the layout has gaps or overlaps."""
+    big = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: stride[d])
+    need = 1
+    for d in big:
+        if stride[d] != need:
+            return None
+        need *= shape[d]
+    return tuple(reversed(big))
+
+
+def _format(memory_format):
+    name = str(memory_format) if memory_format is not None else "torch.preserve_format"
+    if name not in ("torch.preserve_format", "torch.contiguous_format"):
+        raise NotImplementedError(f"torchshim: memory_format={name} is not supported")
+    return name
+
+
+def _with_layout_of(t, arr, dtype, device, memory_format=None):
+    """A new tensor holding `arr` (t's shape, dtype's numpy dtype) with t's strides when PyTorch's
+    preserve_format keeps them (t non-overlapping and dense), else contiguous."""
+    shape, stride = t._shape, t._stride
+    if _format(memory_format) == "torch.contiguous_format" or stride == V.contiguous_strides(shape):
+        return P.fresh(arr, dtype, device)
+    order = dense_order(shape, stride)
+    if order is None:
+        return P.fresh(arr, dtype, device)
+    big = tuple(d for d in range(len(shape)) if shape[d] >= 2)
+    if V.numel(shape) == 0:
+        mem = jnp.zeros((0,), arr.dtype)
+    else:
+        mem = arr.reshape(tuple(shape[d] for d in big)).transpose(tuple(big.index(d) for d in order))
+    return Tensor._make(Storage(mem, device), shape, stride, 0, dtype)
 
 
 @register("clone", kind="copy")
 def clone(input, *, memory_format=None):
     """`torch.clone(input, *, memory_format=torch.preserve_format)`: a copy with its own storage.
 
-    Difference: the copy is always contiguous (PyTorch preserves the strides of dense inputs)."""
-    return P.fresh(input._value, input._dtype, input._storage.device)
+    Like PyTorch, preserve_format keeps the strides of a non-overlapping dense input (a transposed or permuted
+    tensor), other inputs are copied contiguous. Only preserve_format and contiguous_format are supported."""
+    return _with_layout_of(input, input._value, input._dtype, input._storage.device, memory_format)
+
+
+_INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                     "memory location. Please clone() the tensor before performing the operation.")
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                    "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _same_data(a, b):
+    return a._storage is b._storage and a._offset == b._offset and a._stride == b._stride and a._shape == b._shape
+
+
+def _partial_overlap(a, b):
+    """PyTorch's get_overlap_status(a, b) == Partial: both dense, same storage, memory ranges that intersect
+    without being identical (or identical ranges with different strides)."""
+    if a is b or a._storage is not b._storage or not a.numel() or not b.numel():
+        return False
+    if dense_order(a._shape, a._stride) is None or dense_order(b._shape, b._stride) is None:
+        return False  # PyTorch: TooHard, not checked
+    a0, a1 = a._offset, a._offset + a.numel()
+    b0, b1 = b._offset, b._offset + b.numel()
+    if (a0, a1) == (b0, b1):
+        return a._stride != b._stride
+    return a0 < b1 and b0 < a1
 
 
 def _copy_inplace(self, src, non_blocking=False):
     """`Tensor.copy_(src, non_blocking=False)`: copy src's values (broadcast, cast, any device) into self."""
     if isinstance(src, Tensor):
+        if _same_data(self, src):
+            return self
+        if V.has_overlap(self._shape, self._stride):
+            raise RuntimeError(_INTERNAL_OVERLAP)
+        if _partial_overlap(self, src):
+            raise RuntimeError(_PARTIAL_OVERLAP)
         val = src._value
         if src._storage.device is not self._storage.device:
             from .. import _device as Dev
@@ -34,14 +104,19 @@ def _copy_inplace(self, src, non_blocking=False):
 
 
 def _check_broadcast_into(target, src):
-    """PyTorch's error when `src` can't be broadcast to the existing `target` shape."""
-    if len(src) > len(target):
-        raise RuntimeError(f"output with shape {list(target)} doesn't match the broadcast shape "
-                           f"{list(src[:len(src) - len(target)]) + list(target)}")
-    for i in range(1, len(src) + 1):
-        if src[-i] != 1 and src[-i] != target[-i]:
-            raise RuntimeError(f"The size of tensor a ({target[-i]}) must match the size of tensor b ({src[-i]}) "
-                               f"at non-singleton dimension {len(target) - i}")
+    """PyTorch's errors when `src` can't be broadcast to the existing `target` shape: first the broadcast of
+    the two shapes itself, then that it equals `target`."""
+    n = max(len(target), len(src))
+    a = (1,) * (n - len(target)) + tuple(target)
+    b = (1,) * (n - len(src)) + tuple(src)
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                               f"dimension {i}")
+        out.append(y if x == 1 else x)
+    if tuple(out) != tuple(target):
+        raise RuntimeError(f"output with shape {list(target)} doesn't match the broadcast shape {out}")
 
 
 register("copy_", function=False, kind="copy")(_copy_inplace)
@@ -53,17 +128,15 @@ def _fill_inplace(self, value):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
-        v = value._value
+        v = value
     else:
         v = value
-    self._write(v)
-    return self
+    return self._assign_from(v, "fill_")
 
 
 def _zero_inplace(self):
     """`Tensor.zero_()`: every element set to 0."""
-    self._write(0)
-    return self
+    return self._assign_from(0, "zero_")
 
 
 register("fill_", function=False, kind="copy")(_fill_inplace)
@@ -78,32 +151,65 @@ def fill(input, value):
 
 @register("type_as", function=False, kind="copy")
 def type_as(self, other):
-    """`Tensor.type_as(other)` -> `self.to(other.dtype)` (same device as other in PyTorch's legacy sense)."""
-    return self.to(other._dtype)
+    """`Tensor.type_as(other)` -> `self.to(other.dtype)`: self when the dtype matches, else a copy that keeps
+    self's strides when they are dense (PyTorch's preserve_format)."""
+    if other._dtype is self._dtype:
+        return self
+    return _with_layout_of(self, P.convert(self, other._dtype, self._storage.device)._value, other._dtype,
+                           self._storage.device)
 
 
 def view_dtype(self, dtype):
-    """`Tensor.view(dtype)`: the same bits as another dtype. Difference: a copy here, not an alias."""
+    """`Tensor.view(dtype)`: the same bits as another dtype, with PyTorch's geometry (sizes, strides, offset)
+    and errors. Difference: the result reads a bit-cast copy of the whole storage, so it is not an alias (writes
+    to either side are not seen by the other)."""
     if dtype is self._dtype:
         return self
     src, dst = self._dtype.itemsize, dtype.itemsize
-    if src != dst and self.ndim == 0:
-        raise RuntimeError("self.dim() cannot be 0 to view " + str(self._dtype) + " as " + str(dtype) +
-                           " (different element sizes)")
-    val = self._value
-    if self._dtype is D.bool_:
-        val = val.astype(np.uint8)
-    target = np.uint8 if dtype is D.bool_ else dtype.np
-    if src == dst:
-        out = jax.lax.bitcast_convert_type(val, target)
-    elif src > dst:
-        out = jax.lax.bitcast_convert_type(val, target).reshape(self._shape[:-1] + (-1,))
+    what = f"to view {short_name(self._dtype)} as {short_name(dtype)} (different element sizes)"
+    shape, stride, offset = list(self._shape), list(self._stride), self._offset
+    if src != dst:
+        if self.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if src > dst:
+            ratio = src // dst
+            if stride[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
+            stride = [s * ratio for s in stride[:-1]] + [1]
+            shape[-1] *= ratio
+            offset *= ratio
+        else:
+            ratio = dst // src
+            if shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {shape[-1]}")
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+            for k, s in enumerate(stride[:-1]):
+                if s % ratio:
+                    raise RuntimeError(f"self.stride({k}) must be divisible by {ratio} {what}, but got {s}")
+            if stride[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
+            stride = [s // ratio for s in stride[:-1]] + [1]
+            shape[-1] //= ratio
+            offset //= ratio
+    mem = _bitcast_storage(self._storage.array, self._dtype, dtype)
+    return Tensor._make(Storage(mem, self._storage.device), tuple(shape), tuple(stride), offset, dtype)
+
+
+def _bitcast_storage(arr, src, dst):
+    """The flat storage array `arr` (dtype src) reinterpreted as dtype dst (padded to whole elements)."""
+    flat = arr.reshape(-1)
+    if src is D.bool_:
+        flat = flat.astype(np.uint8)
+    target = np.uint8 if dst is D.bool_ else dst.np
+    if src.itemsize > dst.itemsize:
+        out = jax.lax.bitcast_convert_type(flat, target).reshape(-1)
+    elif src.itemsize < dst.itemsize:
+        ratio = dst.itemsize // src.itemsize
+        pad = -flat.shape[0] % ratio
+        if pad:
+            flat = jnp.concatenate([flat, jnp.zeros((pad,), flat.dtype)])
+        out = jax.lax.bitcast_convert_type(flat.reshape(-1, ratio), target)
     else:
-        ratio = dst // src
-        if self._shape[-1] % ratio:
-            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} to view {self._dtype} as {dtype} "
-                               "(different element sizes), but got " + str(self._shape[-1]))
-        out = jax.lax.bitcast_convert_type(val.reshape(self._shape[:-1] + (-1, ratio)), target)
-    if dtype is D.bool_:
-        out = out != 0
-    return P.fresh(out, dtype, self._storage.device)
+        out = jax.lax.bitcast_convert_type(flat, target)
+    return out != 0 if dst is D.bool_ else out

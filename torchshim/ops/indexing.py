@@ -582,8 +582,10 @@ def _masked_scatter(input, mask, source, inplace):
 
 def _masked_scatter_(self, mask, source):
     """`Tensor.masked_scatter_(mask, source)`: in place; mask must expand to self's shape."""
-    self._write(_masked_scatter(self, mask, source, True))
-    return self
+    new = _masked_scatter(self, mask, source, True)
+    if self._requires_grad or source._requires_grad or self._diff_view:
+        new = self.masked_scatter(mask, source)  # the recorded (differentiable) op
+    return self._assign_from(new, "masked_scatter_")
 
 
 @register("masked_scatter", inplace=_masked_scatter_, kind="indexing")

@@ -157,8 +157,8 @@ def _poisson_k(raw, n, lam, dt):
 
 # ---- in-place samplers -----------------------------------------------------------------------------------------
 def _fill(self, dist, a, b, generator):
-    self._write(_run(self._storage.device, _sample_k, generator, a, b, shape=self._shape, dt=self._dtype.np,
-                     dist=dist))
+    self._assign_from(_run(self._storage.device, _sample_k, generator, a, b, shape=self._shape, dt=self._dtype.np,
+                           dist=dist), dist + "_")
     return self
 
 
@@ -325,7 +325,7 @@ def random_(self, *args, generator=None, **kw):
     plain = from_ is None and to is None and not args
     lo = 0 if from_ is None else _int_arg("random_", (from_, to), from_)
     to = None if to is None else _int_arg("random_", (from_, to), to)
-    self._write(_ints(self._shape, self._dtype, lo, to, generator, self._storage.device, plain))
+    self._assign_from(_ints(self._shape, self._dtype, lo, to, generator, self._storage.device, plain), "random_")
     return self
 
 
@@ -529,7 +529,7 @@ def _bernoulli_(self, p=0.5, *, generator=None):
     else:
         _p_float(p, self._dtype)
         pv = p
-    self._write(_run(self._storage.device, _bernoulli_k, generator, pv, shape=self._shape, dt=self._dtype.np))
+    self._assign_from(_run(self._storage.device, _bernoulli_k, generator, pv, shape=self._shape, dt=self._dtype.np), "bernoulli_")
     return self
 
 

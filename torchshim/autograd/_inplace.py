@@ -1,0 +1,150 @@
+"""In-place writes with autograd: every mutation of a Tensor goes through `assign`.
+
+- A leaf that requires grad (or a view of one) may not be written in grad mode (PyTorch's errors).
+- Writing into a tensor that is not a view rebases its history onto the written value (the in-place op's node
+  becomes its `grad_fn`, like PyTorch's `rebase_history`); inputs of that node saved from the overwritten
+  tensor keep their old (immutable) arrays, so they are not reported as modified.
+- Writing through a view of a base that requires grad (or writing a value that requires grad) gives the base
+  a `CopySlices` node: `base_new = write(base_old, value)` at the view's place, differentiated by jax; the view
+  and its siblings are then strided reads of the base's new history (`AsStridedBackward0`).
+"""
+from functools import lru_cache
+
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _view as V
+from .._tensor import Tensor
+from ._node import record
+from .grad_mode import is_grad_enabled
+
+__all__ = ["assign", "view_read_node"]
+
+
+def _needs_autograd(self, vt):
+    if vt is not None and vt._requires_grad:
+        return True
+    if self._requires_grad:
+        return True
+    return self._diff_view and self._base is not None and self._base._requires_grad
+
+
+def assign(self, value, opname):
+    """Write `value` (a Tensor, jax array or number; broadcast and cast to self) into self; returns self."""
+    vt = value if isinstance(value, Tensor) else None
+    if not is_grad_enabled() or not _needs_autograd(self, vt):
+        self._write(vt._value if vt is not None else value)
+        return self
+    base = self._base if self._diff_view else None
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if base is None and self._requires_grad and self._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if vt is None:
+        from ..ops._dispatch import fresh
+        arr = jnp.broadcast_to(jnp.asarray(value, self._dtype.np), self._shape)
+        vt = fresh(arr, self._dtype, self._storage.device)
+    # what the value's node saved of the tensor being overwritten is its pre-write array: not "modified"
+    _uncheck_saved(vt._grad_fn, self._storage)
+    if base is not None and not self.is_set_to(base):
+        _copy_slices(self, base, vt)
+        return self
+    if base is not None:  # a view covering all of its base: write the base itself
+        base._assign_from(vt, opname)
+        return self
+    node = vt._grad_fn
+    if node is not None and vt._shape == self._shape and vt._dtype is self._dtype and vt._vc is not self._vc:
+        # the in-place op's own node becomes self's history (PyTorch's rebase_history)
+        self._write(vt._value)
+        self._grad_fn, self._output_nr, self._requires_grad = node, vt._output_nr, True
+        return self
+    shape, dtype = self._shape, self._dtype
+    record(_copy_name(opname), [self, vt], [self], _cast_forward(shape, dtype), ("copy", shape, dtype),
+           saves="none")
+    self._write(vt._value)
+    return self
+
+
+def _uncheck_saved(node, storage):
+    for s in getattr(node, "_saved", ()):
+        if getattr(s, "storage", None) is storage:
+            s.checked = False
+
+
+def _copy_name(opname):
+    return {"copy_": "CopyBackwards", "fill_": "FillBackward0", "zero_": "ZeroBackward0"}.get(
+        opname, "CopyBackwards")
+
+
+def _fit(v, shape, dtype):
+    if jnp.iscomplexobj(v) and not np.issubdtype(dtype, np.complexfloating):
+        v = jnp.real(v)
+    return jnp.broadcast_to(v.astype(dtype), shape)
+
+
+@lru_cache(maxsize=None)
+def _cast_forward(shape, dtype):
+    def forward(arrays):
+        return (_fit(arrays[1], shape, dtype.np),)
+    return forward
+
+
+def _copy_slices(view, base, vt):
+    """`view <- vt` where view is a differentiable view of `base`: base gets a CopySlices node."""
+    geom = _relative(base, view)
+    shape, dtype = view._shape, base._dtype
+    record("CopySlices", [base, vt], [base], _write_forward(geom, shape, dtype), ("copyslices", geom, shape, dtype),
+           saves="none")
+    view._write(vt._value)
+    view_read_node(view)
+
+
+def view_read_node(view):
+    """Give `view` the history 'strided read of its base's current history' (AsStridedBackward0)."""
+    base = view._base
+    geom = _relative(base, view)
+    view._grad_fn = None
+    record("AsStridedBackward0", [base], [view], _read_forward(geom), ("asstrided", geom), saves="none")
+    view._grad_version = view._vc.value
+
+
+def _relative(base, view):
+    """A hashable description of where `view` sits inside `base` (both over the same storage)."""
+    if base._natural:
+        return ("natural", view._shape, view._stride, view._offset)
+    return ("map", (base._shape, base._stride, base._offset), (view._shape, view._stride, view._offset))
+
+
+@lru_cache(maxsize=1024)
+def _positions(geom):
+    """For a non-natural base: position in base.ravel() of each view element."""
+    _, (bs, bst, bo), (vs, vst, vo) = geom
+    bidx = V.index_map(bs, bst, bo).reshape(-1)
+    where = {int(k): i for i, k in enumerate(bidx)}
+    vidx = V.index_map(vs, vst, vo).reshape(-1)
+    return np.array([where[int(k)] for k in vidx], dtype=np.int64).reshape(vs)
+
+
+def _read(arr, geom):
+    if geom[0] == "natural":
+        return V.read(arr, geom[1], geom[2], geom[3])
+    return arr.reshape(-1)[_positions(geom)]
+
+
+@lru_cache(maxsize=1024)
+def _read_forward(geom):
+    def forward(arrays):
+        return (_read(arrays[0], geom),)
+    return forward
+
+
+@lru_cache(maxsize=1024)
+def _write_forward(geom, shape, dtype):
+    def forward(arrays):
+        base, val = arrays
+        val = _fit(val, shape, base.dtype)
+        if geom[0] == "natural":
+            return (V.write(base, val, geom[1], geom[2], geom[3]),)
+        pos = _positions(geom)
+        return (base.reshape(-1).at[pos.reshape(-1)].set(val.reshape(-1)).reshape(base.shape),)
+    return forward

@@ -1,0 +1,436 @@
+"""Tape nodes: what one recorded op keeps for backward.
+
+A `Node` (PyTorch's `torch.autograd.graph.Node`) has `next_functions`: one edge per differentiable input, an
+edge being `(node, output_nr)` — the node that produced that input, or the `AccumulateGrad` of a leaf.
+
+`FnNode` is the node of every op in the table. Its pullback is a pure jax function
+`pullback(saved_arrays, cotangents) -> input gradients`: by default `jax.vjp` of the op's own forward
+(recomputed from the saved inputs inside one cached `jax.jit`), or an explicit rule. Because the pullback is a
+pure jax function of saved tensors and cotangents, running it under `create_graph=True` is itself a recorded
+`FnNode` whose pullback is the vjp of that pullback — so gradients work to any order.
+"""
+import itertools
+import threading
+import traceback
+import weakref
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _view as V
+
+__all__ = ["Node", "FnNode", "AccumulateGrad", "SavedTensor", "gradient_edge", "record"]
+
+_seq = itertools.count()
+_anomaly = threading.local()
+
+
+def anomaly_enabled():
+    return getattr(_anomaly, "enabled", False)
+
+
+class Node:
+    """`torch.autograd.graph.Node`: `name()`, `next_functions`, `register_hook`, `register_prehook`, `metadata`."""
+
+    __slots__ = ("_name", "_edges", "_seq", "_hooks", "_pre_hooks", "_tensor_pre_hooks", "_retain_hooks",
+                 "_metadata", "_trace", "__weakref__")
+
+    def __init__(self, name, edges):
+        self._name = name
+        self._edges = edges
+        self._seq = next(_seq)
+        self._hooks = None
+        self._pre_hooks = None
+        self._tensor_pre_hooks = None  # {output_nr: [hook]} from Tensor.register_hook on non-leaf outputs
+        self._retain_hooks = None  # {output_nr: weakref(tensor)} from retain_grad()
+        self._metadata = None
+        self._trace = traceback.format_stack()[:-3] if anomaly_enabled() else None
+
+    def name(self):
+        return self._name
+
+    def __repr__(self):
+        return f"<{self._name} object at {hex(id(self))}>"
+
+    @property
+    def next_functions(self):
+        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self._edges)
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """`hook(grad_inputs, grad_outputs) -> new grad_inputs or None`, run after this node's backward."""
+        from ..utils.hooks import RemovableHandle
+        if self._hooks is None:
+            self._hooks = {}
+        h = RemovableHandle(self._hooks)
+        self._hooks[h.id] = fn
+        return h
+
+    def register_prehook(self, fn):
+        """`hook(grad_outputs) -> new grad_outputs or None`, run before this node's backward."""
+        from ..utils.hooks import RemovableHandle
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        h = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[h.id] = fn
+        return h
+
+    def _register_tensor_hook(self, nr, fn):
+        from ..utils.hooks import RemovableHandle
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        hooks = self._tensor_pre_hooks.setdefault(nr, {})
+        h = RemovableHandle(hooks)
+        hooks[h.id] = fn
+        return h
+
+    # subclasses: n_outputs, output_meta(i) -> (shape, dtype, device), apply(grads, create_graph) -> grads
+    def _release(self):
+        pass
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf tensor's gradient: accumulates into `variable.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__("torch::autograd::AccumulateGrad", ())
+        self.variable = variable
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+    n_outputs = 1
+
+    def output_meta(self, i):
+        v = self.variable
+        return v._shape, v._dtype, v._storage.device
+
+
+def accumulate_node(t):
+    """The AccumulateGrad of leaf `t` (one per leaf while anything holds it, like PyTorch's weak grad_accumulator)."""
+    ref = t._node
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._node = weakref.ref(acc)
+    return acc
+
+
+def gradient_edge(t):
+    """The edge gradients for tensor `t` flow into, or None when `t` does not require grad."""
+    if not t._requires_grad:
+        if t._diff_view and t._base is not None and t._base._requires_grad:
+            return _view_edge(t)
+        return None
+    if t._diff_view and t._grad_version != t._vc.value and t._base is not None and t._base._requires_grad:
+        return _view_edge(t)
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (accumulate_node(t), 0)
+
+
+def _view_edge(t):
+    """Regenerate the history of view `t` after its base (or a sibling view) was modified in place: the view is
+    now a strided read of the base's current history (PyTorch's AsStridedBackward0)."""
+    from ._inplace import view_read_node
+    view_read_node(t)
+    return (t._grad_fn, t._output_nr)
+
+
+# ---- saved tensors ----------------------------------------------------------------------------------------
+_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they have "
+          "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+          "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+          "if you need to access saved tensors after calling backward.")
+
+
+class SavedTensor:
+    """A tensor saved for backward: its value (read again at backward, as PyTorch reads the shared storage), its
+    version at save time (checked at backward), and its gradient edge (for create_graph)."""
+
+    __slots__ = ("storage", "geom", "array", "vc", "version", "dtype", "device", "edge", "is_output", "checked",
+                 "_leaf_ref", "_hooked", "_tref")
+
+    def __init__(self, t, is_output=False, checked=True):
+        self.storage = t._storage
+        self.geom = None if t._natural else (t._shape, t._stride, t._offset)
+        self.array = t._value
+        self.vc = t._vc
+        self.version = t._vc.value
+        self.dtype = t._dtype
+        self.device = t._storage.device
+        self.is_output = is_output
+        self.checked = checked
+        self.edge = None if is_output else gradient_edge(t)
+        self._leaf_ref = None
+        self._hooked = None
+        self._tref = weakref.ref(t)
+        hooks = _saved_hooks()
+        if hooks is not None:
+            pack, unpack = hooks
+            self._hooked = (pack(_as_plain(t)), unpack)
+
+    def value(self, owner_name, owner, nr):
+        """The saved array at backward time; raises PyTorch's error when it was modified in place since."""
+        if self.checked and self.vc.value != self.version:
+            raise RuntimeError(_modified_msg(self, owner_name, nr))
+        if self._hooked is not None:
+            packed, unpack = self._hooked
+            return unpack(packed)._value
+        arr = self.storage.array
+        if self.geom is None:
+            if arr is self.array or getattr(arr, "shape", None) != getattr(self.array, "shape", None):
+                return self.array
+            return arr
+        if arr.size == 0:
+            return self.array
+        return V.read(arr, *self.geom)
+
+    def as_tensor(self, owner, nr, array):
+        """A tensor with this saved value and the saved history (what create_graph differentiates through)."""
+        from ..ops._dispatch import fresh
+        t = fresh(array, self.dtype, self.device)
+        edge = (owner, nr) if self.is_output else self.edge
+        if edge is not None:
+            t._requires_grad = True
+            if isinstance(edge[0], AccumulateGrad):
+                t._node = weakref.ref(edge[0])
+                self._leaf_ref = edge[0]  # keep the accumulator alive while the proxy is in use
+            else:
+                t._grad_fn, t._output_nr = edge
+        return t
+
+
+def _as_plain(t):
+    from .._tensor import Tensor
+    return t if isinstance(t, Tensor) else t
+
+
+def _modified_msg(saved, owner_name, nr):
+    from .._legacy import legacy_type_name
+    import re
+    kind = legacy_type_name(saved.dtype, saved.device)
+    shape = list(saved.array.shape)
+    t = saved._tref()
+    fn, out_nr = (t._grad_fn, t._output_nr) if t is not None else (None, 0)
+    if fn is None and saved.is_output:
+        fn, out_nr = owner_name, nr
+    where = ""
+    if fn is not None:
+        name = fn if isinstance(fn, str) else fn.name()
+        where = f", which is output {out_nr} of {re.sub(r'Backward[0-9]*$', '', name)},"
+    return (f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+            f"[{kind} {shape}]{where} is at version {saved.vc.value}; expected version {saved.version} instead. "
+            "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+_saved_state = threading.local()
+
+
+def _saved_hooks():
+    stack = getattr(_saved_state, "stack", None)
+    return stack[-1] if stack else None
+
+
+# ---- the op node -----------------------------------------------------------------------------------------
+_PULLBACKS = {}  # (forward key, mask) -> jitted pullback
+_NOT_JITTABLE = set()
+_TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                 jax.errors.TracerBoolConversionError, jax.errors.TracerIntegerConversionError)
+
+
+def _conj_if_complex(a):
+    return jnp.conj(a) if jnp.iscomplexobj(a) else a
+
+
+def vjp_pullback(forward, mask):
+    """`pullback(arrays, cotangents)` of `forward(arrays) -> tuple of outputs`, w.r.t. the positions in `mask`.
+
+    PyTorch's complex convention (gradients are conjugate Wirtinger derivatives) is jax's vjp conjugated on
+    both sides."""
+    def pullback(arrays, cts):
+        diff = [a for a, m in zip(arrays, mask) if m]
+
+        def f(*d):
+            it = iter(d)
+            return forward([next(it) if m else a for a, m in zip(arrays, mask)])
+        outs, vjp = jax.vjp(f, *diff)
+        cts = tuple(_conj_if_complex(c).astype(o.dtype) if not jnp.iscomplexobj(o) or jnp.iscomplexobj(c)
+                    else _conj_if_complex(c.astype(o.dtype)) for c, o in zip(cts, outs))
+        return [_conj_if_complex(g) for g in vjp(cts)]
+    return pullback
+
+
+def cached_pullback(key, forward, mask):
+    """The jitted pullback for (key, mask), or None when it can't be cached or jitted (then run it eagerly)."""
+    if key is None:
+        return None
+    k = (key, mask)
+    pb = _PULLBACKS.get(k)
+    if pb is None:
+        if k in _NOT_JITTABLE:
+            return None
+        pb = _PULLBACKS[k] = jax.jit(vjp_pullback(forward, mask))
+    return pb
+
+
+class FnNode(Node):
+    """The node of a recorded jax function: `forward(arrays) -> outputs` over saved inputs, or an explicit rule."""
+
+    __slots__ = ("_forward", "_key", "_mask", "_saved", "_outs", "_rule", "_freed", "_ins")
+
+    def __init__(self, name, edges, forward, key, mask, saved, outs, ins, rule=None):
+        super().__init__(name, edges)
+        self._forward = forward  # forward(arrays) -> tuple(out arrays); None with a rule
+        self._key = key  # hashable identity of forward (None: not cacheable)
+        self._mask = mask  # which saved positions are differentiable inputs
+        self._saved = saved  # [SavedTensor]
+        self._outs = outs  # [(shape, dtype, device)] of the differentiable outputs
+        self._ins = ins  # [(shape, dtype, device)] of the differentiable inputs
+        self._rule = rule  # explicit rule: rule(saved_arrays, cts) -> grads of the differentiable inputs
+        self._freed = False
+
+    @property
+    def n_outputs(self):
+        return len(self._outs)
+
+    def output_meta(self, i):
+        return self._outs[i]
+
+    def _release(self):
+        if any(s.checked or s.is_output for s in self._saved):
+            self._freed = True
+            self._saved = [_Freed(s) for s in self._saved]
+
+    def saved_arrays(self):
+        if self._freed:
+            raise RuntimeError(_FREED)
+        return [s.value(self._name, self, i) for i, s in enumerate(self._saved)]
+
+    def pullback_fn(self):
+        """(pure pullback(arrays, cts), cache key or None)."""
+        if self._rule is not None:
+            return self._rule, (("rule", self._rule) if self._key is None else ("rule", self._key))
+        return vjp_pullback(self._forward, self._mask), (None if self._key is None else ("vjp", self._key,
+                                                                                           self._mask))
+
+    def apply(self, grads, create_graph):
+        """Gradients for the differentiable inputs, given gradients (Tensors or None) for the outputs."""
+        from ..ops._dispatch import fresh
+        arrays = self.saved_arrays()
+        cts = [g._value if g is not None else jnp.zeros(m[0], m[1].np) for g, m in zip(grads, self._outs)]
+        if create_graph:
+            pb, pkey = self.pullback_fn()
+            ins = [s.as_tensor(self, i, a) for i, (s, a) in enumerate(zip(self._saved, arrays))]
+            gts = [g if g is not None else fresh(c, m[1], m[2]) for g, c, m in zip(grads, cts, self._outs)]
+            outs = [(shape, dt, dev) for shape, dt, dev in self._ins]
+            return record_function(self._name.replace("Backward", "BackwardBackward", 1), lambda a: tuple(
+                pb(a[:len(arrays)], a[len(arrays):])), pkey, ins + gts, outs, saves_inputs=True)
+        if self._rule is not None:
+            res = self._rule(arrays, cts)
+        else:
+            res = _run_pullback(self._key, self._forward, self._mask, arrays, cts)
+        return [fresh(r, m[1], m[2]) for r, m in zip(res, self._ins)]
+
+
+class _Freed:
+    __slots__ = ("checked", "is_output")
+
+    def __init__(self, s):
+        self.checked, self.is_output = s.checked, s.is_output
+
+
+def _run_pullback(key, forward, mask, arrays, cts):
+    pb = cached_pullback(key, forward, mask)
+    if pb is not None:
+        try:
+            return pb(arrays, cts)
+        except _TRACE_ERRORS:
+            _NOT_JITTABLE.add((key, mask))
+            _PULLBACKS.pop((key, mask), None)
+    return vjp_pullback(forward, mask)(arrays, cts)
+
+
+def record_function(name, forward, key, inputs, out_meta, *, saves_inputs=True, rule=None, saved=None,
+                    out_arrays=None):
+    """Record (when anything requires grad) and run `forward(arrays) -> tuple of arrays` on tensor `inputs`.
+
+    Used for the pullback of a node under create_graph: returns the output Tensors (None for outputs whose
+    metadata is None)."""
+    from ..ops._dispatch import fresh
+    from .grad_mode import is_grad_enabled
+    arrays = [t._value for t in inputs]
+    if out_arrays is None:
+        if key is not None and (key, "fwd") not in _NOT_JITTABLE:
+            fwd = _FORWARDS.get(key)
+            if fwd is None:
+                fwd = _FORWARDS[key] = jax.jit(forward)
+            try:
+                out_arrays = fwd(arrays)
+            except _TRACE_ERRORS:
+                _NOT_JITTABLE.add((key, "fwd"))
+                out_arrays = forward(arrays)
+        else:
+            out_arrays = forward(arrays)
+    outs = [fresh(a, m[1], m[2]) for a, m in zip(out_arrays, out_meta)]
+    if is_grad_enabled():
+        mask = tuple(t._requires_grad or gradient_edge(t) is not None for t in inputs)
+        if any(mask):
+            edges = [gradient_edge(t) for t, m in zip(inputs, mask) if m]
+            saved_list = saved if saved is not None else [SavedTensor(t, checked=saves_inputs) for t in inputs]
+            ins = [(t._shape, t._dtype, t._storage.device) for t, m in zip(inputs, mask) if m]
+            node = FnNode(name, edges, forward, key, mask, saved_list, list(out_meta), ins, rule)
+            for i, o in enumerate(outs):
+                o._requires_grad = True
+                o._grad_fn = node
+                o._output_nr = i
+    return outs
+
+
+_FORWARDS = {}
+
+
+def record(name, inputs, outputs, forward, key, *, saves="inputs", rule=None):
+    """Attach a node to `outputs` (fresh Tensors already computed from `inputs`) if any input requires grad.
+
+    forward(arrays of all `inputs`) -> tuple of arrays of `outputs`: the default pullback is its vjp.
+    saves: 'inputs' (version-checked like PyTorch's saved inputs), 'none' (linear ops: nothing checked),
+    'output' (with `rule(saved=[output], cts)`)."""
+    edges, mask = [], []
+    for t in inputs:
+        e = gradient_edge(t)
+        mask.append(e is not None)
+        if e is not None:
+            edges.append(e)
+    if not edges:
+        return None
+    mask = tuple(mask)
+    if saves == "output":
+        saved = [SavedTensor(outputs[0], is_output=True)]
+    else:
+        saved = [SavedTensor(t, checked=saves == "inputs") for t in inputs]
+    ins = [(t._shape, t._dtype, t._storage.device) for t, m in zip(inputs, mask) if m]
+    outs = [(o._shape, o._dtype, o._storage.device) for o in outputs]
+    node = FnNode(name, edges, forward, key, mask, saved, outs, ins, rule)
+    for i, o in enumerate(outputs):
+        o._requires_grad = True
+        o._grad_fn = node
+        o._output_nr = i
+    return node
+
+
+def numpy_meta(t):
+    return np.dtype(t._dtype.np)

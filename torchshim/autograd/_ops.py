@@ -1,0 +1,179 @@
+"""Differentiability for every op in the table, derived from its forward.
+
+`differentiable(op)` wraps an op's front function: when grad mode is on and an input requires grad, the op runs
+(with recording off inside it, so a composite op is one node) and a `FnNode` is attached to its floating-point
+outputs. The node's pullback is `jax.vjp` of the same front function re-run on the saved input arrays, jitted
+once per (op, non-tensor arguments, tensor dtypes); explicit rules in `_formulas.py` replace it where PyTorch
+saves the result (sigmoid, tanh, exp, ...).
+"""
+import numbers
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from . import _formulas as F
+from ._node import SavedTensor, gradient_edge, record
+from .grad_mode import _state
+
+__all__ = ["differentiable", "any_requires_grad", "flat_outputs"]
+
+
+class _Slot:
+    __slots__ = ("i",)
+
+    def __init__(self, i):
+        self.i = i
+
+
+def _scan(x, tensors):
+    """`x` with every Tensor replaced by a _Slot (collected into `tensors`)."""
+    if isinstance(x, Tensor):
+        tensors.append(x)
+        return _Slot(len(tensors) - 1)
+    t = type(x)
+    if t is list or t is tuple:
+        return t(_scan(v, tensors) for v in x)
+    if t is dict:
+        return {k: _scan(v, tensors) for k, v in x.items()}
+    return x
+
+
+def _fill(x, tensors):
+    if isinstance(x, _Slot):
+        return tensors[x.i]
+    t = type(x)
+    if t is list or t is tuple:
+        return t(_fill(v, tensors) for v in x)
+    if t is dict:
+        return {k: _fill(v, tensors) for k, v in x.items()}
+    return x
+
+
+class _Unhashable(Exception):
+    pass
+
+
+def _freeze(x):
+    """A hashable key for a template (non-tensor arguments are part of the compiled pullback's identity)."""
+    if isinstance(x, _Slot):
+        return ("#", x.i)
+    t = type(x)
+    if t is list or t is tuple:
+        return (t.__name__,) + tuple(_freeze(v) for v in x)
+    if t is dict:
+        return ("dict",) + tuple(sorted((k, _freeze(v)) for k, v in x.items()))
+    if t is slice:
+        return ("slice", _freeze(x.start), _freeze(x.stop), _freeze(x.step))
+    if x is None or x is Ellipsis or isinstance(x, (numbers.Number, str, D.dtype)):
+        if isinstance(x, float) and x != x:
+            return ("nan",)
+        return (t, x)
+    try:
+        hash(x)
+    except TypeError:
+        raise _Unhashable() from None
+    if hasattr(x, "__dict__") and type(x).__hash__ is object.__hash__:
+        raise _Unhashable()  # identity-hashed objects (generators, ...) would pin a new compile per object
+    return (t, x)
+
+
+def _requires(x):
+    if isinstance(x, Tensor):
+        return x._requires_grad
+    t = type(x)
+    if t is list or t is tuple:
+        for v in x:
+            if _requires(v):
+                return True
+    return False
+
+
+def any_requires_grad(args, kwargs):
+    for a in args:
+        if _requires(a):
+            return True
+    if kwargs:
+        for a in kwargs.values():
+            if _requires(a):
+                return True
+    return False
+
+
+def flat_outputs(out):
+    if isinstance(out, Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        res = []
+        for o in out:
+            res.extend(flat_outputs(o))
+        return res
+    return []
+
+
+def _differentiable_dtype(t):
+    return t._dtype.is_floating_point or t._dtype.is_complex
+
+
+def differentiable(name, fn):
+    """`fn` (an op's front function) recording a tape node when an input requires grad."""
+    bw_name = F.backward_name(name)
+    policy = F.save_policy(name)
+    rule = F.RULES.get(name)
+
+    def op(*args, **kwargs):
+        if not getattr(_state, "enabled", True) or not any_requires_grad(args, kwargs):
+            return fn(*args, **kwargs)
+        _state.enabled = False
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            _state.enabled = True
+        tensors = []
+        template = _scan((args, kwargs), tensors)
+        ids = {id(t) for t in tensors}
+        flat = flat_outputs(out)
+        picked = tuple(i for i, o in enumerate(flat) if id(o) not in ids and o._grad_fn is None
+                       and _differentiable_dtype(o))
+        if not picked:
+            return out
+        outputs = [flat[i] for i in picked]
+        metas = tuple((t._dtype, t._storage.device) for t in tensors)
+        try:
+            key = (fn, _freeze(template), metas, picked)
+        except _Unhashable:
+            key = None
+        forward = _make_forward(fn, template, metas, picked)
+        n = bw_name(args, kwargs) if callable(bw_name) else bw_name
+        saves = policy(args, kwargs) if callable(policy) else policy
+        r = rule if saves == "output" else None
+        if saves == "output" and (r is None or len(outputs) != 1):
+            saves, r = "inputs", None
+        node = record(n, tensors, outputs, forward, key, saves=saves, rule=r)
+        if node is not None and tensors and any(o._base is not None for o in outputs):
+            for o in outputs:
+                o._grad_version = o._vc.value
+        return out
+    op.__name__ = getattr(fn, "__name__", name)
+    op.__qualname__ = getattr(fn, "__qualname__", name)
+    op.__doc__ = fn.__doc__
+    op.__wrapped__ = fn
+    return op
+
+
+def _make_forward(fn, template, metas, picked):
+    from ..ops._dispatch import fresh
+
+    def forward(arrays):
+        ts = [fresh(a, dt, dev) for a, (dt, dev) in zip(arrays, metas)]
+        args, kwargs = _fill(template, ts)
+        prev = getattr(_state, "enabled", True)
+        _state.enabled = False
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            _state.enabled = prev
+        flat = flat_outputs(out)
+        return tuple(flat[i]._value for i in picked)
+    return forward
+
+
+_ = (SavedTensor, gradient_edge)

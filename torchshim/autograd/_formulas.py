@@ -5,8 +5,10 @@ Every op is differentiable through `jax.vjp` of its forward; this table only say
 - what PyTorch saves for backward, which decides when an in-place modification is an error at backward:
   'inputs' (default: tensor inputs are saved and version-checked), 'none' (linear ops and views save no
   tensor), 'output' (the result is saved and the explicit rule below computes the gradient from it),
-- explicit rules `rule(saved_arrays, cotangents) -> [input gradient]` for ops whose PyTorch backward reads the
-  result: the `.data` example of the 0.4 migration guide depends on it.
+- explicit rules (`RULES`, `rule(saved_arrays, cotangents, mask) -> [gradient of each input where mask]`) for
+  ops whose PyTorch backward reads the result: the `.data` example of the 0.4 migration guide depends on it.
+  `INPUT_RULES` are rules over the saved inputs, for ops whose jax derivative differs from PyTorch's convention
+  and whose forward can't simply be written so that jax's derivative matches (prefer that: one definition).
 """
 import math
 
@@ -127,6 +129,9 @@ def _div_policy(args, kwargs):
 _POLICY = {"mul": _mul_policy, "div": _div_policy, "true_divide": _div_policy}
 
 
+INPUT_RULES = {}  # name -> rule(saved input arrays, cotangents, mask)
+
+
 def save_policy(op):
     if op in _POLICY:
         return _POLICY[op]
@@ -141,7 +146,8 @@ def _c(x):
 
 
 def _rule(fn):
-    def rule(arrays, cts):
+    """An explicit rule from `fn(result, grad) -> input grad` for a unary op that saves its result."""
+    def rule(arrays, cts, mask):
         out, g = arrays[0], cts[0]
         return [fn(out, g.astype(out.dtype)).astype(out.dtype)]
     return rule

@@ -323,7 +323,8 @@ class FnNode(Node):
     def pullback_fn(self):
         """(pure pullback(arrays, cts), cache key or None)."""
         if self._rule is not None:
-            return self._rule, (("rule", self._rule) if self._key is None else ("rule", self._key))
+            rule, mask = self._rule, self._mask
+            return (lambda arrays, cts: rule(arrays, cts, mask)), ("rule", self._key, mask)
         return vjp_pullback(self._forward, self._mask), (None if self._key is None else ("vjp", self._key,
                                                                                            self._mask))
 
@@ -340,7 +341,7 @@ class FnNode(Node):
             return record_function(self._name.replace("Backward", "BackwardBackward", 1), lambda a: tuple(
                 pb(a[:len(arrays)], a[len(arrays):])), pkey, ins + gts, outs, saves_inputs=True)
         if self._rule is not None:
-            res = self._rule(arrays, cts)
+            res = self._rule(arrays, cts, self._mask)
         else:
             res = _run_pullback(self._key, self._forward, self._mask, arrays, cts)
         return [fresh(r, m[1], m[2]) for r, m in zip(res, self._ins)]
@@ -408,7 +409,9 @@ def record(name, inputs, outputs, forward, key, *, saves="inputs", rule=None):
 
     forward(arrays of all `inputs`) -> tuple of arrays of `outputs`: the default pullback is its vjp.
     saves: 'inputs' (version-checked like PyTorch's saved inputs), 'none' (linear ops: nothing checked),
-    'output' (with `rule(saved=[output], cts)`)."""
+    'output' (the result is saved instead of the inputs).
+    rule: an explicit pullback `rule(saved_arrays, cotangents, mask) -> [gradient of each input where mask]`
+    replacing the vjp of `forward`; saved_arrays are the inputs' (or with saves='output', [output])."""
     edges, mask = [], []
     for t in inputs:
         e = gradient_edge(t)

@@ -118,6 +118,7 @@ def differentiable(name, fn):
     bw_name = F.backward_name(name)
     policy = F.save_policy(name)
     rule = F.RULES.get(name)
+    input_rule = F.INPUT_RULES.get(name)
 
     def op(*args, **kwargs):
         if not getattr(_state, "enabled", True) or not any_requires_grad(args, kwargs):
@@ -144,9 +145,9 @@ def differentiable(name, fn):
         forward = _make_forward(fn, template, metas, picked)
         n = bw_name(args, kwargs) if callable(bw_name) else bw_name
         saves = policy(args, kwargs) if callable(policy) else policy
-        r = rule if saves == "output" else None
+        r = rule if saves == "output" else input_rule
         if saves == "output" and (r is None or len(outputs) != 1):
-            saves, r = "inputs", None
+            saves, r = "inputs", input_rule
         node = record(n, tensors, outputs, forward, key, saves=saves, rule=r)
         if node is not None and tensors and any(o._base is not None for o in outputs):
             for o in outputs:

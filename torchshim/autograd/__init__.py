@@ -3,3 +3,7 @@ from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, se
 from .variable import Variable  # noqa: F401
 from . import _tensor_api  # noqa: F401  (Tensor.backward, register_hook, retain_grad, ...)
 from .engine_api import backward, grad  # noqa: F401
+from .function import Function, once_differentiable  # noqa: F401
+from . import function  # noqa: F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
+from . import anomaly_mode, graph  # noqa: F401

@@ -161,7 +161,7 @@ class SavedTensor:
     version at save time (checked at backward), and its gradient edge (for create_graph)."""
 
     __slots__ = ("storage", "geom", "array", "vc", "version", "dtype", "device", "edge", "is_output", "checked",
-                 "_leaf_ref", "_hooked", "_tref")
+                 "_leaf_ref", "_hooked", "_tref", "_out_nr")
 
     def __init__(self, t, is_output=False, checked=True):
         self.storage = t._storage
@@ -177,6 +177,7 @@ class SavedTensor:
         self._leaf_ref = None
         self._hooked = None
         self._tref = weakref.ref(t)
+        self._out_nr = 0
         hooks = _saved_hooks()
         if hooks is not None:
             pack, unpack = hooks

@@ -13,15 +13,51 @@ from ._registry import register
 
 
 def dense_order(shape, stride):
-    """PyTorch's is_non_overlapping_and_dense: the dims of size >= 2 from outermost to innermost in memory, or
-    None when the layout has gaps or overlaps."""
+    """For PyTorch's is_non_overlapping_and_dense layouts (empty or contiguous included): the dims of size >= 2
+    from outermost to innermost in memory; None for layouts with gaps or overlaps."""
     big = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: stride[d])
+    if V.numel(shape) == 0 or V.is_contiguous(shape, stride):
+        return tuple(d for d in range(len(shape)) if shape[d] >= 2)
     need = 1
     for d in big:
         if stride[d] != need:
             return None
         need *= shape[d]
     return tuple(reversed(big))
+
+
+def infer_dense_strides(shape, stride):
+    """PyTorch's infer_dense_strides: dense strides that keep the memory order of (shape, stride) (the order
+    TensorIterator gives its outputs; stride-0 dims don't move)."""
+    nd = len(shape)
+    if nd <= 1:
+        return (1,) * nd
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0, d1):
+        s0, s1 = stride[d0], stride[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, nd):
+        d1 = i
+        for j in range(1, i + 1):
+            d0 = i - j
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out, cur = [0] * nd, 1
+    for d in perm:
+        out[d] = cur
+        if shape[d] > 1:
+            cur *= shape[d]
+    return tuple(out)
 
 
 def _format(memory_format):
@@ -32,18 +68,21 @@ def _format(memory_format):
 
 
 def _with_layout_of(t, arr, dtype, device, memory_format=None):
-    """A new tensor holding `arr` (t's shape, dtype's numpy dtype) with t's strides when PyTorch's
-    preserve_format keeps them (t non-overlapping and dense), else contiguous."""
+    """A new tensor holding `arr` (t's shape, dtype's numpy dtype) laid out like PyTorch's
+    `empty_like(t, memory_format)`: preserve_format keeps t's strides when t is non-overlapping and dense, and
+    otherwise keeps t's memory order with dense strides; contiguous_format is row-major."""
     shape, stride = t._shape, t._stride
     if _format(memory_format) == "torch.contiguous_format" or stride == V.contiguous_strides(shape):
         return P.fresh(arr, dtype, device)
+    if dense_order(shape, stride) is None:
+        stride = infer_dense_strides(shape, stride)
+        if stride == V.contiguous_strides(shape):
+            return P.fresh(arr, dtype, device)
     order = dense_order(shape, stride)
-    if order is None:
-        return P.fresh(arr, dtype, device)
-    big = tuple(d for d in range(len(shape)) if shape[d] >= 2)
     if V.numel(shape) == 0:
         mem = jnp.zeros((0,), arr.dtype)
     else:
+        big = tuple(d for d in range(len(shape)) if shape[d] >= 2)
         mem = arr.reshape(tuple(shape[d] for d in big)).transpose(tuple(big.index(d) for d in order))
     return Tensor._make(Storage(mem, device), shape, stride, 0, dtype)
 
@@ -130,6 +169,9 @@ def _fill_inplace(self, value):
                                "dimensions.")
         v = value
     else:
+        from .indexing import _CTYPE, _overflows
+        if _overflows(value, self._dtype):  # PyTorch's checked Scalar conversion
+            raise RuntimeError(f"value cannot be converted to type {_CTYPE[self._dtype.name]} without overflow")
         v = value
     return self._assign_from(v, "fill_")
 
@@ -184,11 +226,11 @@ def view_dtype(self, dtype):
                 raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {shape[-1]}")
             if offset % ratio:
                 raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+            if stride[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
             for k, s in enumerate(stride[:-1]):
                 if s % ratio:
                     raise RuntimeError(f"self.stride({k}) must be divisible by {ratio} {what}, but got {s}")
-            if stride[-1] != 1:
-                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
             stride = [s // ratio for s in stride[:-1]] + [1]
             shape[-1] //= ratio
             offset //= ratio

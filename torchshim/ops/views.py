@@ -560,8 +560,8 @@ def contiguous(self, memory_format=None):
     """`Tensor.contiguous()`: self when already contiguous, else a contiguous copy."""
     if self.is_contiguous():
         return self
-    from .copy import clone
-    return clone(self)
+    from ._dispatch import fresh
+    return fresh(self._value, self._dtype, self._storage.device)
 
 
 @register("broadcast_tensors", method=False, kind="view")

@@ -299,7 +299,7 @@ class Tensor:
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
         if flag and not (self._dtype.is_floating_point or self._dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(flag)
 
     def requires_grad_(self, requires_grad=True):
@@ -319,8 +319,8 @@ class Tensor:
                           "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
                           "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
                           "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-                          "instead. See github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered "
-                          "internally at /pytorch/build/aten/src/ATen/core/TensorBody.h:497.)", UserWarning,
+                          "instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered "
+                          "internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)", UserWarning,
                           stacklevel=2)
         return self._grad
 

@@ -248,15 +248,15 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     if accumulate:
         return None
     result = []
-    for t, e in zip(inputs, targets):
+    for i, (t, e) in enumerate(zip(inputs, targets)):
         g = capture.get(e)
         if g is None:
             if materialize:
                 from .. import zeros_like
                 g = zeros_like(t)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
         elif not create_graph:
             g = g.detach()
         result.append(g)

@@ -66,9 +66,10 @@ def assign(self, value, opname):
 
 
 def _uncheck_saved(node, storage):
-    for s in getattr(node, "_saved", ()):
-        if getattr(s, "storage", None) is storage:
-            s.checked = False
+    """The in-place op's node saved its `self` (first input) before the write: that array is still right."""
+    saved = getattr(node, "_saved", None)
+    if saved and getattr(saved[0], "storage", None) is storage and not saved[0].is_output:
+        saved[0].checked = False
 
 
 def _copy_name(opname):

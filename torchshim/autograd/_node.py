@@ -65,27 +65,27 @@ class Node:
 
     def register_hook(self, fn):
         """`hook(grad_inputs, grad_outputs) -> new grad_inputs or None`, run after this node's backward."""
-        from ..utils.hooks import RemovableHandle
+        from ..utils.hooks import HookDict, RemovableHandle
         if self._hooks is None:
-            self._hooks = {}
+            self._hooks = HookDict()
         h = RemovableHandle(self._hooks)
         self._hooks[h.id] = fn
         return h
 
     def register_prehook(self, fn):
         """`hook(grad_outputs) -> new grad_outputs or None`, run before this node's backward."""
-        from ..utils.hooks import RemovableHandle
+        from ..utils.hooks import HookDict, RemovableHandle
         if self._pre_hooks is None:
-            self._pre_hooks = {}
+            self._pre_hooks = HookDict()
         h = RemovableHandle(self._pre_hooks)
         self._pre_hooks[h.id] = fn
         return h
 
     def _register_tensor_hook(self, nr, fn):
-        from ..utils.hooks import RemovableHandle
+        from ..utils.hooks import HookDict, RemovableHandle
         if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = {}
-        hooks = self._tensor_pre_hooks.setdefault(nr, {})
+            self._tensor_pre_hooks = HookDict()
+        hooks = self._tensor_pre_hooks.setdefault(nr, HookDict())
         h = RemovableHandle(hooks)
         hooks[h.id] = fn
         return h
@@ -291,7 +291,7 @@ def cached_pullback(key, forward, mask):
 class FnNode(Node):
     """The node of a recorded jax function: `forward(arrays) -> outputs` over saved inputs, or an explicit rule."""
 
-    __slots__ = ("_forward", "_key", "_mask", "_saved", "_outs", "_rule", "_freed", "_ins")
+    __slots__ = ("_forward", "_key", "_mask", "_saved", "_outs", "_rule", "_freed", "_ins", "_linear")
 
     def __init__(self, name, edges, forward, key, mask, saved, outs, ins, rule=None):
         super().__init__(name, edges)
@@ -303,6 +303,7 @@ class FnNode(Node):
         self._ins = ins  # [(shape, dtype, device)] of the differentiable inputs
         self._rule = rule  # explicit rule: rule(saved_arrays, cts) -> grads of the differentiable inputs
         self._freed = False
+        self._linear = all(not s.checked and not s.is_output for s in saved)
 
     @property
     def n_outputs(self):
@@ -336,7 +337,10 @@ class FnNode(Node):
         cts = [g._value if g is not None else jnp.zeros(m[0], m[1].np) for g, m in zip(grads, self._outs)]
         if create_graph:
             pb, pkey = self.pullback_fn()
-            ins = [s.as_tensor(self, i, a) for i, (s, a) in enumerate(zip(self._saved, arrays))]
+            if self._rule is None and self._linear:  # the pullback does not depend on the inputs' values
+                ins = [fresh(a, s.dtype, s.device) for s, a in zip(self._saved, arrays)]
+            else:
+                ins = [s.as_tensor(self, i, a) for i, (s, a) in enumerate(zip(self._saved, arrays))]
             gts = [g if g is not None else fresh(c, m[1], m[2]) for g, c, m in zip(grads, cts, self._outs)]
             outs = [(shape, dt, dev) for shape, dt, dev in self._ins]
             return record_function(self._name.replace("Backward", "BackwardBackward", 1), lambda a: tuple(

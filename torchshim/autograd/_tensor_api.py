@@ -3,7 +3,7 @@
 import weakref
 
 from .._tensor import Tensor
-from ..utils.hooks import RemovableHandle
+from ..utils.hooks import HookDict, RemovableHandle
 from . import _node as N
 
 __all__ = []
@@ -24,7 +24,7 @@ def register_hook(self, hook):
     fn = self.grad_fn
     if fn is None:
         if self._hooks is None:
-            self._hooks = {}
+            self._hooks = HookDict()
         h = RemovableHandle(self._hooks)
         self._hooks[h.id] = hook
         return h
@@ -39,7 +39,7 @@ def retain_grad(self):
         return
     fn = self.grad_fn
     if fn._retain_hooks is None:
-        fn._retain_hooks = {}
+        fn._retain_hooks = HookDict()
     fn._retain_hooks[self._output_nr] = weakref.ref(self)
     self._retains_grad = True
 
@@ -54,7 +54,7 @@ def register_post_accumulate_grad_hook(self, hook):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self._grad_fn is not None:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-    d = self.__dict__.setdefault("_post_acc_hooks", {})
+    d = self.__dict__.setdefault("_post_acc_hooks", HookDict())
     h = RemovableHandle(d)
     d[h.id] = hook
     return h

@@ -100,8 +100,8 @@ class BackwardCFunction(FunctionCtx, N.Node):
     def apply(self, grads, create_graph):
         from .. import zeros
         if self.materialize_grads:
-            grads = [g if g is not None else zeros(m[0], dtype=m[1], device=m[2])
-                     for g, m in zip(grads, self._out_meta)]
+            grads = [g if g is not None else zeros(m[0], dtype=m[1] if m[1].is_floating_point or m[1].is_complex
+                                                   else None, device=m[2]) for g, m in zip(grads, self._out_meta)]
         backward = self._forward_cls.backward
         res = backward(self, *grads)
         if not isinstance(res, tuple):
@@ -215,11 +215,11 @@ def _wrap_outputs(ctx, args, out, recording):
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
         elif id(o) in inputs_by_id:
             o = outs[i] = _alias(o)
+        ctx._out_meta.append((o._shape, o._dtype, o._storage.device))  # every tensor output gets a grad slot
         if id(o) in non_diff or not (o._dtype.is_floating_point or o._dtype.is_complex):
             o._requires_grad = False
-            continue
-        o._grad_fn, o._output_nr, o._requires_grad = ctx, nr, True
-        ctx._out_meta.append((o._shape, o._dtype, o._storage.device))
+        else:
+            o._grad_fn, o._output_nr, o._requires_grad = ctx, nr, True
         nr += 1
     _save(ctx, outs, recording=True)
     return tuple(outs) if is_tuple else outs[0]

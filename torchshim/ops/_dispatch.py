@@ -237,4 +237,25 @@ def convert(t, dtype, device):
         arr = _astype(arr, dtype.np)
     if device is not t._storage.device:
         arr = jax.device_put(arr, Dev.to_jax(device))
-    return fresh(arr, dtype, device)  # jax arrays are immutable: sharing one between two storages is safe
+    out = fresh(arr, dtype, device)  # jax arrays are immutable: sharing one between two storages is safe
+    if t._requires_grad and (dtype.is_floating_point or dtype.is_complex):
+        from ..autograd._node import record
+        from ..autograd.grad_mode import is_grad_enabled
+        if is_grad_enabled():
+            record("ToCopyBackward0", [t], [out], _to_forward(dtype), ("to", dtype), saves="none")
+    return out
+
+
+_TO_FORWARDS = {}
+
+
+def _to_forward(dtype):
+    f = _TO_FORWARDS.get(dtype)
+    if f is None:
+        def f(arrays):
+            a = arrays[0]
+            if jnp.iscomplexobj(a) and not dtype.is_complex:
+                a = jnp.real(a)
+            return (a.astype(dtype.np),)
+        _TO_FORWARDS[dtype] = f
+    return f

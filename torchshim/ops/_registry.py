@@ -124,7 +124,9 @@ def _ioperator(inplace):
 def install(namespace):
     """Attach every registered op to the module namespace `namespace` and to Tensor."""
     for op in OPS.values():
-        fn = op.fn if op.name.endswith("_") else differentiable(op.name, op.fn)
+        # in-place functions handle autograd when they write; creation and sampling ops have no gradient
+        plain = op.name.endswith("_") or op.kind in ("creation", "random") and op.name != "complex"
+        fn = op.fn if plain else differentiable(op.name, op.fn)
         public = with_out(fn, op.name) if op.out else fn
         ip = None
         if op.inplace:

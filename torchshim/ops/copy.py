@@ -138,8 +138,8 @@ def _copy_inplace(self, src, non_blocking=False):
         val = jnp.asarray(src)
         shape = val.shape
     _check_broadcast_into(self._shape, tuple(shape))
-    self._write(val)
-    return self
+    same_device = isinstance(src, Tensor) and src._storage.device is self._storage.device
+    return self._assign_from(src if same_device else val, "copy_")  # with autograd's history when src has one
 
 
 def _check_broadcast_into(target, src):

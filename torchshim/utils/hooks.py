@@ -2,9 +2,15 @@
 import itertools
 import weakref
 
-__all__ = ["RemovableHandle"]
+__all__ = ["RemovableHandle", "HookDict"]
 
 _ids = itertools.count()
+
+
+class HookDict(dict):
+    """A dict of hooks that a RemovableHandle can refer to weakly (plain dicts can't be weakly referenced)."""
+
+    __slots__ = ("__weakref__",)
 
 
 class RemovableHandle:

@@ -346,7 +346,7 @@ class FnNode(Node):
             return record_function(self._name.replace("Backward", "BackwardBackward", 1), lambda a: tuple(
                 pb(a[:len(arrays)], a[len(arrays):])), pkey, ins + gts, outs, saves_inputs=True)
         if self._rule is not None:
-            res = self._rule(arrays, cts, self._mask)
+            res = _jitted_rule(self._rule)(arrays, cts, self._mask)
         else:
             res = _run_pullback(self._key, self._forward, self._mask, arrays, cts)
         return [fresh(r, m[1], m[2]) for r, m in zip(res, self._ins)]
@@ -357,6 +357,16 @@ class _Freed:
 
     def __init__(self, s):
         self.checked, self.is_output = s.checked, s.is_output
+
+
+_RULES_JIT = {}
+
+
+def _jitted_rule(rule):
+    f = _RULES_JIT.get(rule)
+    if f is None:
+        f = _RULES_JIT[rule] = jax.jit(rule, static_argnums=2)
+    return f
 
 
 def _run_pullback(key, forward, mask, arrays, cts):

@@ -4,7 +4,6 @@
 into leaves' `.grad`) and `torch.autograd.grad` (capture gradients of `inputs`, touch no `.grad`).
 """
 import heapq
-import math
 import warnings
 
 import jax.numpy as jnp
@@ -286,5 +285,3 @@ def _accumulate(var, g, create_graph):
         for fn in list(post.values()):
             fn(var)
 
-
-_ = math

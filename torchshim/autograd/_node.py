@@ -16,7 +16,6 @@ import weakref
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from .. import _view as V
 
@@ -181,7 +180,7 @@ class SavedTensor:
         hooks = _saved_hooks()
         if hooks is not None:
             pack, unpack = hooks
-            self._hooked = (pack(_as_plain(t)), unpack)
+            self._hooked = (pack(t), unpack)
 
     def value(self, owner_name, owner, nr):
         """The saved array at backward time; raises PyTorch's error when it was modified in place since."""
@@ -212,11 +211,6 @@ class SavedTensor:
             else:
                 t._grad_fn, t._output_nr = edge
         return t
-
-
-def _as_plain(t):
-    from .._tensor import Tensor
-    return t if isinstance(t, Tensor) else t
 
 
 def _modified_msg(saved, owner_name, nr):
@@ -449,6 +443,3 @@ def record(name, inputs, outputs, forward, key, *, saves="inputs", rule=None):
         o._output_nr = i
     return node
 
-
-def numpy_meta(t):
-    return np.dtype(t._dtype.np)

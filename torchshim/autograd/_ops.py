@@ -11,7 +11,7 @@ import numbers
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import _formulas as F
-from ._node import SavedTensor, gradient_edge, record
+from ._node import record
 from .grad_mode import _state
 
 __all__ = ["differentiable", "any_requires_grad", "flat_outputs"]
@@ -176,5 +176,3 @@ def _make_forward(fn, template, metas, picked):
         return tuple(flat[i]._value for i in picked)
     return forward
 
-
-_ = (SavedTensor, gradient_edge)

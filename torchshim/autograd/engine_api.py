@@ -23,7 +23,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         grad_tensors = grad_variables
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     if len(grads) != len(tensors):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs")
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
     ins = _as_tuple(inputs)
     if ins is not None and len(ins) == 0:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")

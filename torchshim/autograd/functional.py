@@ -41,10 +41,10 @@ def _as_tuple(inp, arg_name=None, fn_name=None):
     for i, el in enumerate(inp):
         if not isinstance(el, torch.Tensor):
             if is_inp_tuple:
-                raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors "
-                                f"but the value at index {i} has type {type(el)}.")
-            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
-                            f"the given {arg_name} has type {type(el)}.")
+                raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of "
+                                f"Tensors but the value at index {i} has type {type(el)}.")
+            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of "
+                            f"Tensors but the given {arg_name} has type {type(el)}.")
     return is_inp_tuple, inp
 
 
@@ -83,7 +83,8 @@ def _validate_v(v, other, is_other_tuple):
     for idx, (el_v, el_other) in enumerate(zip(v, other)):
         if el_v.size() != el_other.size():
             prepend = f"Entry {idx} in " if is_other_tuple else ""
-            raise RuntimeError(f"{prepend}v has invalid size: should be {el_other.size()} but got {el_v.size()}.")
+            raise RuntimeError(f"{prepend}v has invalid size: should be {el_other.size()} but got "
+                               f"{el_v.size()}.")
 
 
 def _check_requires_grad(inputs, input_type, strict):
@@ -91,26 +92,26 @@ def _check_requires_grad(inputs, input_type, strict):
         return
     for i, inp in enumerate(inputs):
         if inp is None:
-            raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is not "
-                               "allowed in strict mode.")
+            raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This "
+                               "is not allowed in strict mode.")
         if not inp.requires_grad:
             if input_type == "hessian":
                 raise RuntimeError(f"The hessian of the user-provided function with respect to input {i} is "
-                                   "independent of the input. This is not allowed in strict mode. You should "
-                                   "ensure that your function is thrice differentiable and that the hessian "
-                                   "depends on the inputs.")
+                                   "independent of the input. This is not allowed in strict mode. You "
+                                   "should ensure that your function is thrice differentiable and that the "
+                                   "hessian depends on the inputs.")
             if input_type == "jacobian":
-                raise RuntimeError("While computing the hessian, found that the jacobian of the user-provided "
-                                   f"function with respect to input {i} is independent of the input. This is not "
-                                   "allowed in strict mode. You should ensure that your function is twice "
-                                   "differentiable and that the jacobian depends on the inputs (this would be "
-                                   "violated by a linear function for example).")
+                raise RuntimeError("While computing the hessian, found that the jacobian of the "
+                                   f"user-provided function with respect to input {i} is independent of the "
+                                   "input. This is not allowed in strict mode. You should ensure that your "
+                                   "function is twice differentiable and that the jacobian depends on the "
+                                   "inputs (this would be violated by a linear function for example).")
             if input_type == "grad_inputs":
-                raise RuntimeError(f"The gradient with respect to input {i} is independent of the inputs of the "
-                                   "user-provided function. This is not allowed in strict mode.")
-            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs "
-                               "must be computed in a differentiable manner from the input when running in strict "
-                               "mode.")
+                raise RuntimeError(f"The gradient with respect to input {i} is independent of the inputs of "
+                                   "the user-provided function. This is not allowed in strict mode.")
+            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The "
+                               "outputs must be computed in a differentiable manner from the input when "
+                               "running in strict mode.")
 
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
@@ -131,14 +132,14 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
 _FILL_MSGS = {
     "back": "The output of the user-provided function is independent of input {i}. This is not allowed in "
             "strict mode.",
-    "back_trick": "The gradient with respect to the input is independent of entry {i} in the grad_outputs when "
-                  "using the double backward trick to compute forward mode gradients. This is not allowed in "
-                  "strict mode.",
-    "double_back": "The jacobian of the user-provided function is independent of input {i}. This is not allowed "
-                   "in strict mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the grad_outputs "
+                  "when using the double backward trick to compute forward mode gradients. This is not "
+                  "allowed in strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. This is not "
+                   "allowed in strict mode.",
     "double_back_trick": "The hessian of the user-provided function is independent of entry {i} in the "
-                         "grad_jacobian. This is not allowed in strict mode as it prevents from using the double "
-                         "backward trick to replace forward mode AD.",
+                         "grad_jacobian. This is not allowed in strict mode as it prevents from using the "
+                         "double backward trick to replace forward mode AD.",
 }
 
 
@@ -151,8 +152,8 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
             grads_i = _zeros_like(refs[i])
         elif strict and create_graph and not grads_i.requires_grad:
             what = "jacobian" if "double" not in stage else "hessian"
-            raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is "
-                               "not allowed in strict mode when create_graph=True.")
+            raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This "
+                               "is not allowed in strict mode when create_graph=True.")
         res += (grads_i,)
     return res
 
@@ -167,8 +168,8 @@ def _prepare_v(v, other, is_other_tuple, create_graph, fn_name, none_msg):
     return v
 
 
-_V_NONE_INPUT = ("The vector v can only be None if the input to the user-provided function is a single Tensor "
-                 "with a single element.")
+_V_NONE_INPUT = ("The vector v can only be None if the input to the user-provided function is a single "
+                 "Tensor with a single element.")
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
@@ -198,8 +199,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
         v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp",
-                       "The vector v can only be None if the input to the user-provided function is a single "
-                       "Tensor with a single element.")
+                       "The vector v can only be None if the input to the user-provided function is a "
+                       "single Tensor with a single element.")
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
         _check_requires_grad(outputs, "outputs", strict=strict)
@@ -240,7 +241,8 @@ def _jacobian_vectorized(inputs, outputs, create_graph):
             col = [z if c is None else c for c in col]
         jac_input_i = _stack_rows(col, input_i)
         jacobian_input_output.append([jac.view(output_j.shape + input_i.shape)
-                                      for jac, output_j in zip(jac_input_i.split(output_numels, dim=0), outputs)])
+                                      for jac, output_j in zip(jac_input_i.split(output_numels, dim=0),
+                                                               outputs)])
     return tuple(zip(*jacobian_input_output))
 
 
@@ -252,22 +254,43 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     torchshim: `vectorize=True` loops; `strategy="forward-mode"` (which PyTorch allows only with
     vectorize=True, create_graph=False, strict=False) is computed by reverse mode."""
     if strategy not in ("forward-mode", "reverse-mode"):
-        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
-                             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
-                             'Otherwise, prefer to use "reverse-mode".')
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If '
+                             'your function has more outputs than inputs, "forward-mode" tends to be more '
+                             'performant. Otherwise, prefer to use "reverse-mode".')
     if strategy == "forward-mode":
         if create_graph:
             raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
-                                      '`strategy="forward-mode"` are not supported together (yet). Please either '
-                                      'set `create_graph=False` or `strategy="reverse-mode"`.')
+                                      '`strategy="forward-mode"` are not supported together (yet). Please '
+                                      'either set `create_graph=False` or `strategy="reverse-mode"`.')
         if strict:
-            raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
-                               'are not supported together (yet). Please either set `strict=False` or '
-                               '`strategy="reverse-mode"`.')
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                               '`strategy="forward-mode"` are not supported together (yet). Please either '
+                               'set `strict=False` or `strategy="reverse-mode"`.')
         _as_tuple(inputs, "inputs", "jacobian")
         if not vectorize:
-            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
-                                      "only implemented for `vectorize=True`.")
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian "
+                                      "isonly implemented for `vectorize=True`.")
+        return _jacobian_forward_by_reverse(func, inputs)
+    return _jacobian_reverse(func, inputs, create_graph, strict, vectorize)
+
+
+def _jacobian_forward_by_reverse(func, inputs):
+    # PyTorch's forward-mode Jacobian of output i requires grad iff output i does (computed from the caller's
+    # inputs): probe that on detached copies of the inputs that don't require grad, then compute by reverse
+    # mode
+    # with a graph and set the flags accordingly
+    with enable_grad():
+        probe = _as_tuple_nocheck(func(*(t if t.requires_grad else t.detach()
+                                         for t in _as_tuple_nocheck(inputs))))
+    req = tuple(isinstance(o, torch.Tensor) and o.requires_grad for o in probe)
+
+    def flags(jac):
+        return tuple(tuple(j if r and j.requires_grad else j.detach().requires_grad_(r) for j in row)
+                     for r, row in zip(req, jac))
+    return _jacobian_reverse(func, inputs, any(req), False, True, adjust=flags)
+
+
+def _jacobian_reverse(func, inputs, create_graph, strict, vectorize, adjust=None):
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -276,10 +299,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         _check_requires_grad(outputs, "outputs", strict=strict)
         if vectorize:
             if strict:
-                raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
-                                   "not supported together. Please either set `strict=False` or "
+                raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` "
+                                   "are not supported together. Please either set `strict=False` or "
                                    "`vectorize=False`.")
-            jac = _grad_postprocess(_jacobian_vectorized(inputs, outputs, create_graph), create_graph)
+            jac = _jacobian_vectorized(inputs, outputs, create_graph)
+            jac = adjust(jac) if adjust is not None else _grad_postprocess(jac, create_graph)
             return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
         jac = ()
         for i, out in enumerate(outputs):
@@ -290,14 +314,14 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 for el_idx, (jac_i_el, vj_el, inp_el) in enumerate(zip(jac_i, vj, inputs)):
                     if vj_el is not None:
                         if strict and create_graph and not vj_el.requires_grad:
-                            raise RuntimeError(f"The jacobian of the user-provided function is independent of "
-                                               f"input {i}. This is not allowed in strict mode when "
+                            raise RuntimeError("The jacobian of the user-provided function is independent "
+                                               f"of input {i}. This is not allowed in strict mode when "
                                                "create_graph=True.")
                         jac_i_el.append(vj_el)
                     else:
                         if strict:
-                            raise RuntimeError(f"Output {i} of the user-provided function is independent of input "
-                                               f"{el_idx}. This is not allowed in strict mode.")
+                            raise RuntimeError(f"Output {i} of the user-provided function is independent of "
+                                               f"input {el_idx}. This is not allowed in strict mode.")
                         jac_i_el.append(_zeros_like(inp_el))
             jac += (tuple(_stack_rows(jac_i_el, inputs[el_idx]).view(out.size() + inputs[el_idx].size())
                           for el_idx, jac_i_el in enumerate(jac_i)),)
@@ -311,10 +335,11 @@ def _stack_rows(rows, inp):
     return torch.zeros((0,) + tuple(inp.shape), dtype=inp.dtype, device=inp.device)
 
 
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
+            outer_jacobian_strategy="reverse-mode"):
     """`torch.autograd.functional.hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
-    outer_jacobian_strategy="reverse-mode")` -> the Hessian of a scalar function: a Tensor for one input, a tuple
-    of tuples for several (`h[i][j]` has shape `in_i.shape + in_j.shape`).
+    outer_jacobian_strategy="reverse-mode")` -> the Hessian of a scalar function: a Tensor for one input, a
+    tuple of tuples for several (`h[i][j]` has shape `in_i.shape + in_j.shape`).
 
     torchshim: `outer_jacobian_strategy="forward-mode"` is computed by reverse mode."""
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
@@ -328,8 +353,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         if is_out_tuple or not isinstance(out, torch.Tensor):
             raise RuntimeError("The function given to hessian should return a single Tensor")
         if out.nelement() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single "
-                               "element")
+            raise RuntimeError("The Tensor returned by the function given to hessian should contain a "
+                               "single element")
         return out.squeeze()
 
     def jac_func(*inp):

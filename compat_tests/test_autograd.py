@@ -695,3 +695,13 @@ def test_training_loop_does_not_grow_the_tape():
             counts.append(live_nodes())
     assert counts[1] <= counts[0], f"live tape nodes grew from {counts[0]} to {counts[1]}"
     assert counts[1] < 10, f"{counts[1]} tape nodes still alive after the loop"
+
+
+def test_gradient_through_boolean_mask_indexing():
+    """Data-dependent ops (masks, masked_select) differentiate through an eager vjp, to second order."""
+    def fn(T):
+        x = _t(T, [[1.0, -2.0], [3.0, 4.0]])
+        g, = T.autograd.grad(x[x > 0].pow(2).sum() + x.masked_select(x < 2).sum(), x, create_graph=True)
+        h, = T.autograd.grad(g.sum(), x)
+        return g.detach(), h
+    check(fn)

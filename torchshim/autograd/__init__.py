@@ -7,3 +7,5 @@ from .function import Function, once_differentiable  # noqa: F401
 from . import function  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from . import anomaly_mode, graph  # noqa: F401
+from . import functional  # noqa: F401
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (torch.autograd.gradcheck is the function)

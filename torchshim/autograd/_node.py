@@ -368,7 +368,10 @@ def _run_pullback(key, forward, mask, arrays, cts):
     if pb is not None:
         try:
             return pb(arrays, cts)
-        except _TRACE_ERRORS:
+        except _TRACE_ERRORS + (RuntimeError,) as e:
+            if isinstance(e, RuntimeError) and "tracing" not in str(e):
+                raise
+            # a data-dependent op (boolean masks, nonzero): run the vjp eagerly, non-differentiable inputs concrete
             _NOT_JITTABLE.add((key, mask))
             _PULLBACKS.pop((key, mask), None)
     return vjp_pullback(forward, mask)(arrays, cts)
@@ -390,7 +393,9 @@ def record_function(name, forward, key, inputs, out_meta, *, saves_inputs=True, 
                 fwd = _FORWARDS[key] = jax.jit(forward)
             try:
                 out_arrays = fwd(arrays)
-            except _TRACE_ERRORS:
+            except _TRACE_ERRORS + (RuntimeError,) as e:
+                if isinstance(e, RuntimeError) and "tracing" not in str(e):
+                    raise
                 _NOT_JITTABLE.add((key, "fwd"))
                 out_arrays = forward(arrays)
         else:

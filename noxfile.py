@@ -28,14 +28,30 @@ def _names_tests(arg):
     return not arg.startswith("-") and os.path.exists(arg.split("::")[0])
 
 
+# pytest-xdist: one worker per CPU core (at most 4: each worker holds its own compiled kernels, GBs for the whole
+# suite), "worksteal" hands each worker a contiguous block of tests (an op's cases share kernels) and rebalances
+# at the end. Compiled kernels are also shared between workers and runs through jax's persistent compilation
+# cache (see compat_tests/conftest.py).
+XDIST_ARGS = ["-n", "auto", "--maxprocesses", "4", "--dist", "worksteal"]
+
+
+def _sets_workers(arg):
+    """True for a pytest argument that chooses the xdist workers itself (`-n 0`, `-n4`, `--numprocesses=2`,
+    `-p no:xdist`)."""
+    return arg.startswith(("-n", "--numprocesses")) or arg.endswith("no:xdist")
+
+
 @nox.session
 def tests(session):
     """Conformance suite against real PyTorch: `nox -s tests [-- PYTEST_ARGS]`.
 
-    Runs all of compat_tests/ unless the arguments name test files or directories themselves."""
+    Runs all of compat_tests/ unless the arguments name test files or directories themselves, in parallel on
+    the CPU cores (pytest-xdist) unless the arguments set `-n` themselves (`-n 0`: one process, e.g. for
+    `--pdb`)."""
     _install_torchshim(session, ".[test]")
     paths = [] if any(_names_tests(a) for a in session.posargs) else ["compat_tests"]
-    session.run("pytest", *paths, *session.posargs)
+    xdist = [] if any(_sets_workers(a) for a in session.posargs) else XDIST_ARGS
+    session.run("pytest", *xdist, *paths, *session.posargs)
 
 
 @nox.session

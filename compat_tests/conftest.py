@@ -1,6 +1,74 @@
+"""Shared test setup: the harness on sys.path, torch (the oracle) imported up front, and jax's persistent
+compilation cache.
+
+Most of the suite's time is XLA compiling small kernels (each op, per dtype/shape/static arguments, and one
+whole-function jit per case in test_tracing.py). The persistent cache stores every compiled executable on disk,
+keyed by the exact program, jax/jaxlib version and compile options, so
+- a re-run (a developer's, or CI's on the same machine) loads kernels instead of compiling them, and
+- pytest-xdist workers (`nox -s tests` runs `-n auto`) reuse each other's kernels within one run.
+It changes no result: a hit loads the executable XLA would have built for the same program.
+
+TORCHSHIM_JAX_CACHE_DIR: the cache folder (default `$XDG_CACHE_HOME/torchshim/jax-compilation-cache`, i.e.
+`~/.cache/...`); `0`, `off` or empty turns it off. A JAX_COMPILATION_CACHE_DIR set by the user wins, with the
+user's own jax settings. The folder is trimmed (oldest entries first) when it grows past
+TORCHSHIM_JAX_CACHE_MAX_MB (default 2048).
+"""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+import jax  # noqa: E402
 import torch  # noqa: E402,F401  the reference oracle: the suite fails (never skips) without it
+
+_OFF = ("", "0", "off", "false", "no")
+
+
+def _cache_dir():
+    """The folder to use, or None when caching is off or already configured by the user."""
+    if os.environ.get("JAX_COMPILATION_CACHE_DIR") or jax.config.jax_compilation_cache_dir:
+        return None
+    path = os.environ.get("TORCHSHIM_JAX_CACHE_DIR")
+    if path is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        path = os.path.join(base, "torchshim", "jax-compilation-cache")
+    return None if path.strip().lower() in _OFF else path
+
+
+def _trim(path, max_bytes):
+    """Delete the oldest cache entries until the folder holds at most half of max_bytes (once it exceeds it)."""
+    try:
+        entries = [e for e in os.scandir(path) if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return
+    stats = [(e.stat().st_mtime, e.stat().st_size, e.path) for e in entries]
+    total = sum(s for _, s, _ in stats)
+    if total <= max_bytes:
+        return
+    for _, size, p in sorted(stats):
+        if total <= max_bytes // 2:
+            break
+        try:
+            os.remove(p)
+            total -= size
+        except OSError:
+            pass
+
+
+def _enable_compilation_cache():
+    path = _cache_dir()
+    if path is None:
+        return
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        return  # an unwritable home: run without the cache
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # trim once, in the controller, before workers start
+        _trim(path, int(float(os.environ.get("TORCHSHIM_JAX_CACHE_MAX_MB", "2048")) * 2**20))
+    jax.config.update("jax_compilation_cache_dir", path)
+    # torchshim's kernels compile in milliseconds and are small: cache them all (jax's defaults skip those)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+_enable_compilation_cache()  # before anything compiles (importing torchshim below, in the tests, may)

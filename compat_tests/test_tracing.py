@@ -2,32 +2,85 @@
 the same result as the eager call. This is what lets a later issue compile whole training steps.
 
 Cases whose eager call raises, or returns Python values (`allclose`, `equal`: a host round-trip by
-definition), are not applicable. Ops whose output shape depends on values can't be traced at all; they must
-raise a clear error instead (DATA_DEPENDENT)."""
+definition), are not applicable. Cases whose output shape depends on values can't be traced at all; they must
+raise a clear error instead (DATA_DEPENDENT says which cases those are)."""
+import collections
+
 import jax
 import numpy as np
 import pytest
 
 import torchshim
-from harness import build, cases_of
+from harness import Arg, Idx, Mask, build, cases_of
 from records import all_records
 from torchshim._storage import Storage
 from torchshim._tensor import Tensor
 
-# ops whose output shape depends on input values: under tracing they must raise, not return garbage
-# ("where" for its one-argument form, which is nonzero(as_tuple=True))
-DATA_DEPENDENT = {"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "where"}
+
+def _always(rec, kw, specs):
+    return True
+
+
+def _repeat_interleave_dd(rec, kw, specs):
+    """A repeats *tensor* without output_size: `repeat_interleave(repeats)` or `(input, repeats_tensor)`.
+    (The records using `call=` all pass output_size, or raise eagerly.)"""
+    if rec.call is not None or kw.get("output_size") is not None:
+        return False
+    return len(specs) == 1 or isinstance(specs[1], (Arg, Idx, Mask))
+
+
+# Ops with forms whose output shape depends on input values, and a predicate (record, sample kwargs, input
+# specs) -> True for the cases that take such a form. Under tracing exactly those cases may (must) raise
+# RuntimeError("... under jax tracing ..."); every other case of the same op must trace.
+DATA_DEPENDENT = {
+    "nonzero": _always, "argwhere": _always, "masked_select": _always, "unique": _always,
+    "unique_consecutive": _always,
+    "where": lambda rec, kw, specs: len(specs) == 1,  # where(cond) is nonzero(cond, as_tuple=True)
+    "repeat_interleave": _repeat_interleave_dd,
+    # dims given as a tensor: the records using `call=` pass `dims=T.tensor(1)`, built inside the traced function,
+    # hence a tracer (jax stages every op under jit)
+    "tensordot": lambda rec, kw, specs: rec.call is not None,
+}
+
+
+def unique_ids(ids):
+    """The test ids pytest makes of duplicate parametrize ids (`a-0`, `a-0` -> `a-0_0`, `a-0_1`), exactly, in linear
+    time: pytest's own de-duplication (`IdMaker.make_unique_parameterset_ids`) rebuilds a set of all ids per
+    duplicate, quadratic (seconds for the ~20k op-record cases)."""
+    ids = list(ids)
+    count = collections.Counter(ids)  # the ids currently in the list, as pytest's `set(resolved_ids)` sees them
+    dups = {i for i, n in count.items() if n > 1}
+    nxt = collections.defaultdict(int)
+    for k, i in enumerate(ids):
+        if i in dups:
+            sep = "_" if i and i[-1].isdigit() else ""
+            new = f"{i}{sep}{nxt[i]}"
+            while count[new]:
+                nxt[i] += 1
+                new = f"{i}{sep}{nxt[i]}"
+            count[i] -= 1
+            count[new] += 1
+            ids[k] = new
+            nxt[i] += 1
+    return ids
+
 
 def _tracing_cases():
     """Per record: its first dtype, first and last sample (the last is usually the odd one: non-contiguous,
-    scalar operand, error case). Each case compiles a whole new jit, so the full cross product is too slow."""
-    out = []
+    scalar operand, error case). Each case compiles a whole new jit, so the full cross product is too slow.
+    Returns pytest params (case, data_dependent)."""
+    out, ids = [], []
     for rec in all_records():
         d = rec.dtypes[0]
         cases = [c for c in cases_of([rec]) if c.id.startswith(f"{rec.name}-{d}-")
                  and not c.id.endswith(("-out", "-inplace", "-method"))]
-        out.extend(cases[:1] + cases[-1:] if len(cases) > 1 else cases)
-    return out
+        samples = list(rec.samples(d))
+        dd = DATA_DEPENDENT.get(rec.name)
+        for c in (cases[:1] + cases[-1:] if len(cases) > 1 else cases):
+            specs, kw = samples[int(c.id[len(f"{rec.name}-{d}-"):].split("-")[0])]
+            out.append((c, bool(dd and dd(rec, kw, tuple(specs)))))
+            ids.append(c.id)
+    return [pytest.param(*p, id=i) for p, i in zip(out, unique_ids(ids))]
 
 
 CASES = _tracing_cases()
@@ -56,16 +109,21 @@ def _tensors_only(x):
     return False
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_op_runs_under_jit(case):
+def _inputs(case):
     rng = np.random.default_rng(0)
-    inputs = [build(s, torchshim, rng) for s in case.specs]
+    return [build(s, torchshim, rng) for s in case.specs]
+
+
+@pytest.mark.parametrize("case,data_dependent", CASES)
+def test_op_runs_under_jit(case, data_dependent):
     try:
-        eager = case.fn(torchshim, *inputs)
+        eager = case.fn(torchshim, *_inputs(case))
     except Exception:
         pytest.skip("eager call raises (checked against torch in test_ops)")
     if not _tensors_only(eager):
         pytest.skip("returns Python values: a host round-trip by definition")
+    # fresh inputs with the same values: the eager call may have written into (even resized) its own
+    inputs = _inputs(case)
     tensor_pos = [i for i, x in enumerate(inputs) if isinstance(x, Tensor)]
 
     def traced(*arrays):
@@ -75,12 +133,11 @@ def test_op_runs_under_jit(case):
         out = case.fn(torchshim, *xs)
         return [t._value for t in _leaves(out)]
 
-    name = case.id.split("-")[0]
     arrays = [inputs[i]._storage.array for i in tensor_pos]
     try:
         got = jax.jit(traced)(*arrays)
     except RuntimeError as e:
-        if name in DATA_DEPENDENT and "under jax tracing" in str(e):
+        if data_dependent and "under jax tracing" in str(e):
             return  # the clear error we promise for value-dependent output shapes
         raise
     want = [t._value for t in _leaves(eager)]

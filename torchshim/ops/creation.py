@@ -1,8 +1,13 @@
-"""Creation functions: tensor, as_tensor, from_numpy, zeros/ones/full/empty (+ _like, new_*), arange, range,
-linspace, logspace, eye. Random creation lives in `random.py`."""
-import math
+"""Creation functions: zeros/ones/full/empty (+ _like, new_*), empty_strided, scalar_tensor, eye, complex, and
+the helpers shared with `tensor_data.py` (tensor, as_tensor, asarray, from_numpy, new_tensor) and `ranges.py`
+(arange, range, linspace, logspace). Random creation lives in `random.py`.
+
+Factories take `out=` themselves (not through the registry's generic out=): like PyTorch they compute in out's
+dtype and resize it silently. Scalars are converted with PyTorch's checks (`fill_scalar`), arrays with its CPU
+casts (`cast`)."""
+
 import numbers
-import warnings
+import operator
 
 import jax
 import jax.numpy as jnp
@@ -10,12 +15,18 @@ import numpy as np
 
 from .. import _device as Dev
 from .. import _dtype as D
+from .. import _view as V
+from .._promotion import short_name
+from .._storage import Storage
 from .._tensor import Tensor
 from . import _dispatch as P
-from ._registry import register
-from .views import shape_arg
+from ._registry import register, write_out
+from .copy import dense_order, infer_dense_strides
+from .indexing import scalar_to
 
-__all__ = ["place", "finish", "infer_dtype"]
+__all__ = ["place", "finish", "cast", "fill_scalar", "infer_dtype", "tensor"]
+
+_NO = object()  # "argument not given", where PyTorch tells None from absence
 
 
 def place(array, device):
@@ -23,217 +34,322 @@ def place(array, device):
     return jax.device_put(array, Dev.to_jax(device))
 
 
-def finish(array, dtype, device, requires_grad=False):
-    """Wrap a freshly created jax array (already of `dtype`) as a Tensor on `device`."""
-    t = P.fresh(array, dtype, device)
+def finish(array, dtype, device, requires_grad=False, stride=None):
+    """Wrap a freshly created array (numpy or jax, of `dtype` and the result's shape) as a Tensor on `device`,
+    laid out with `stride` (None: contiguous)."""
+    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    shape = tuple(array.shape)
+    if stride is None or tuple(stride) == V.contiguous_strides(shape):
+        t = P.fresh(place(array, device) if isinstance(array, np.ndarray) else array, dtype, device)
+    else:  # scatter the values into a flat storage with this geometry
+        n = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if all(shape) else 0
+        idx = V.index_map(shape, tuple(stride), 0).reshape(-1)
+        if isinstance(array, np.ndarray):
+            flat = np.zeros((n,), array.dtype)
+            flat[idx] = array.reshape(-1)
+            flat = place(flat, device)
+        else:
+            flat = jnp.zeros((n,), array.dtype).at[idx].set(array.reshape(-1))
+        t = Tensor._make(Storage(flat, device), shape, tuple(stride), 0, dtype)
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
-def _check_sizes(name, shape):
-    for s in shape:
-        if s < 0:
-            raise RuntimeError(f"{name}: Dimension size must be non-negative.")
-    return shape
+def cast(a, d):
+    """numpy/jax array `a` as dtype `d` with PyTorch's CPU conversions: complex -> real keeps the real part;
+    float -> integer truncates, through int32 for 8/16/32-bit results (out of range or NaN -> INT_MIN, then
+    wrapped)."""
+    xp = np if isinstance(a, (np.ndarray, np.generic)) else jnp
+    if jnp.issubdtype(a.dtype, jnp.complexfloating) and not d.is_complex:
+        a = a.real
+    if jnp.issubdtype(a.dtype, jnp.floating) and not (d.is_floating_point or d.is_complex or d is D.bool_):
+        lim = 2.0**63 if d in (D.int64, D.uint64, D.uint32) else 2.0**31
+        a = a.astype(np.float64)
+        ok = xp.isfinite(a) & (a >= -lim) & (a < lim)
+        a = xp.where(ok, a, -lim).astype(np.int64 if lim > 2.0**31 else np.int32)
+    with np.errstate(all="ignore"):
+        return a.astype(d.np)
 
 
-def infer_dtype(data):
-    """The dtype `torch.tensor(data)` gives: bool, int64, the default float or default complex."""
-    if isinstance(data, Tensor):
-        return data._dtype
-    if isinstance(data, np.ndarray):
-        return D.from_numpy_dtype(data.dtype)
-    if isinstance(data, np.generic):
-        return D.from_numpy_dtype(data.dtype)
-    kinds = set()
-    _collect_kinds(data, kinds)
-    if "c" in kinds:
-        return D.default_complex()
-    if "f" in kinds:
-        return D.get_default_dtype()
-    if "i" in kinds:
-        return D.int64
-    if "b" in kinds:
-        return D.bool_
-    return D.get_default_dtype()  # empty lists
-
-
-def _collect_kinds(x, kinds):
-    if isinstance(x, bool | np.bool_):
-        kinds.add("b")
-    elif isinstance(x, numbers.Integral):
-        kinds.add("i")
-    elif isinstance(x, numbers.Real):
-        kinds.add("f")
-    elif isinstance(x, numbers.Complex):
-        kinds.add("c")
-    elif isinstance(x, Tensor):
-        d = x._dtype
-        kinds.add("c" if d.is_complex else "f" if d.is_floating_point else "b" if d is D.bool_ else "i")
-    elif isinstance(x, np.ndarray):
-        kinds.add(x.dtype.kind if x.dtype.kind in "bfc" else "i")
-    elif isinstance(x, (list, tuple)):
-        for v in x:
-            _collect_kinds(v, kinds)
-    else:
-        raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-
-
-def _check_ragged(x, dim=0, expected=None):
-    """Raise PyTorch's ValueError for nested sequences of unequal lengths."""
-    if not isinstance(x, (list, tuple)):
-        return None
-    lengths = {len(v) if isinstance(v, (list, tuple)) else None for v in x}
-    if len(lengths) > 1:
-        first = len(x[0]) if isinstance(x[0], (list, tuple)) else None
-        for v in x:
-            n = len(v) if isinstance(v, (list, tuple)) else None
-            if n != first:
-                if n is None or first is None:
-                    raise TypeError(f"not a sequence")
-                raise ValueError(f"expected sequence of length {first} at dim {dim + 1} (got {n})")
-    for v in x:
-        _check_ragged(v, dim + 1)
-    return None
-
-
-def _to_numpy(data, dtype):
-    if isinstance(data, Tensor):
-        return np.asarray(data._value).astype(dtype.np)
-    if isinstance(data, (list, tuple)):
-        _check_ragged(data)
-        data = _scalarise(data)
-    if dtype is D.bfloat16 or dtype.name.startswith("float8"):
-        return np.asarray(np.asarray(data, dtype=np.float64), dtype=dtype.np)
-    return np.asarray(data, dtype=dtype.np)
-
-
-def _scalarise(x):
-    if isinstance(x, Tensor):
-        if x.numel() != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        return x.item()
-    if isinstance(x, (list, tuple)):
-        return [_scalarise(v) for v in x]
-    return x
-
-
-@register("tensor", method=False, kind="creation")
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """`torch.tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False)`: always copies.
-
-    dtype inference as PyTorch: bools -> bool, ints -> int64, floats -> default dtype, complex -> default
-    complex; numpy arrays keep their dtype."""
-    if isinstance(data, Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() or "
-                      "sourceTensor.clone().detach().requires_grad_(True), rather than torch.tensor(sourceTensor).",
-                      UserWarning, stacklevel=2)
-    d = dtype if dtype is not None else infer_dtype(data)
-    dev = Dev.canonical(device if device is not None or not isinstance(data, Tensor) else data.device)
-    return finish(place(_to_numpy(data, d), dev), d, dev, requires_grad)
-
-
-@register("as_tensor", method=False, kind="creation")
-def as_tensor(data, dtype=None, device=None):
-    """`torch.as_tensor(data, dtype=None, device=None)`: returns `data` itself when it is a Tensor of the right
-    dtype and device. Difference: numpy arrays are copied (jax arrays are immutable)."""
-    if isinstance(data, Tensor):
-        return data.to(device=device, dtype=dtype) if (device is not None or dtype is not None) else data
-    d = dtype if dtype is not None else infer_dtype(data)
-    dev = Dev.canonical(device)
-    return finish(place(_to_numpy(data, d), dev), d, dev)
-
-
-@register("asarray", method=False, kind="creation")
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    """`torch.asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False)`."""
-    t = as_tensor(obj, dtype=dtype, device=device)
-    if copy and t is obj:
-        t = t.clone()
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
-
-
-@register("from_numpy", method=False, kind="creation")
-def from_numpy(ndarray):
-    """`torch.from_numpy(ndarray)`. Difference: the tensor holds a copy; later writes to the numpy array are
-    not seen (jax arrays are immutable)."""
-    if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    d = D.from_numpy_dtype(ndarray.dtype)
-    return finish(place(np.array(ndarray), Dev.CPU), d, Dev.CPU)
-
-
-@register("scalar_tensor", method=False, kind="creation")
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
-    """`torch.scalar_tensor(s, *, dtype=None, device=None)`: a 0-dim tensor (default float dtype)."""
-    d = dtype or D.get_default_dtype()
-    dev = Dev.canonical(device)
-    return finish(place(np.asarray(s, dtype=d.np), dev), d, dev, requires_grad)
-
-
-def _filled(name, size, value, dtype, device, requires_grad):
-    shape = _check_sizes(name, shape_arg(size, name))
-    d = dtype or D.get_default_dtype()
-    dev = Dev.canonical(device)
-    with jax.default_device(Dev.to_jax(dev)):
-        arr = jnp.full(shape, value, d.np)
-    return finish(arr, d, dev, requires_grad)
-
-
-def _factory(name, value):
-    def f(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
-          memory_format=None, names=None):
-        return _filled(name, size, value, dtype, device, requires_grad)
-    f.__name__ = name
-    f.__doc__ = (f"`torch.{name}(*size, *, out=None, dtype=None, layout=torch.strided, device=None, "
-                 f"requires_grad=False)`; size as varargs or one sequence."
-                 + (" Difference: memory is zero-filled, not uninitialised." if name == "empty" else ""))
-    return f
-
-
-zeros = register("zeros", method=False, out=True, kind="creation")(_factory("zeros", 0))
-ones = register("ones", method=False, out=True, kind="creation")(_factory("ones", 1))
-empty = register("empty", method=False, out=True, kind="creation")(_factory("empty", 0))
-
-
-def _fill_dtype(fill_value):
-    if isinstance(fill_value, Tensor):
-        return fill_value._dtype
-    if isinstance(fill_value, bool):
-        return D.bool_
-    if isinstance(fill_value, numbers.Integral):
-        return D.int64
-    if isinstance(fill_value, numbers.Real):
-        return D.get_default_dtype()
+def default_complex():
+    """The complex dtype of the default float (complex64, complex128; complex64 for float16, as torchshim has
+    no complex32); PyTorch's error when the default is bfloat16."""
+    if D.get_default_dtype() is D.bfloat16:
+        raise RuntimeError("invalid default scalar type for complex")
     return D.default_complex()
 
 
-@register("full", method=False, out=True, kind="creation")
-def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    """`torch.full(size, fill_value, *, out=None, dtype=None, ...)`: dtype inferred from fill_value."""
-    v = fill_value._value if isinstance(fill_value, Tensor) else fill_value
-    return _filled("full", size, v, dtype or _fill_dtype(fill_value), device, requires_grad)
+def _tp(x):
+    """CPython's tp_name of x's type, as Python and PyTorch print it: 'list', 'numpy.float32', 'Tensor'."""
+    t = type(x)
+    if t.__module__ == "builtins" or t.__flags__ & (1 << 9):
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+def _is_int(v):
+    return (isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))) or (
+        isinstance(v, Tensor)
+        and v.ndim == 0
+        and not v._dtype.is_floating_point
+        and not v._dtype.is_complex
+        and v._dtype is not D.bool_
+    )
+
+
+def _number(fname, argname, pos, v):
+    """A Scalar argument (Python/numpy number or 0-dim tensor), PyTorch's TypeError otherwise. numpy scalars
+    become Python numbers as PyTorch reads them (numpy bool and complex as floats)."""
+    if isinstance(v, Tensor) and v.ndim == 0:
+        return v
+    if isinstance(v, np.generic) and isinstance(v, (np.number, np.bool_)):
+        return int(v) if isinstance(v, np.integer) else float(v.real)
+    if isinstance(v, numbers.Number) and not isinstance(v, Tensor):
+        return v
+    where = f" (position {pos})" if pos else ""
+    raise TypeError(f"{fname}(): argument '{argname}'{where} must be Number, not {_tp(v)}")
+
+
+def fill_scalar(v, d, numel):
+    """Scalar `v` converted to `d` as `fill_` does: checked (PyTorch's overflow error), except that a
+    one-element float16/bfloat16 fill goes through double unchecked (overflow -> inf)."""
+    if (
+        numel == 1
+        and d in (D.float16, D.bfloat16)
+        and not (isinstance(v, Tensor) and isinstance(v._value, jax.core.Tracer))
+    ):
+        v = v.item() if isinstance(v, Tensor) else v
+        if isinstance(v, complex):
+            if v.imag != 0:
+                raise RuntimeError("value cannot be converted to type double without overflow")
+            v = v.real
+        with np.errstate(over="ignore"):
+            return np.asarray(float(v)).astype(d.np)
+    return scalar_to(v, d)
+
+
+def _int_list(fname, argname, pos, v):
+    """An IntArrayRef argument given as one sequence (PyTorch's argument-parser messages)."""
+    where = f" (position {pos})" if pos else ""
+    if not isinstance(v, (tuple, list)):
+        raise TypeError(f"{fname}(): argument '{argname}'{where} must be tuple of ints, not {_tp(v)}")
+    for i, a in enumerate(v):
+        if not _is_int(a):
+            if i == 0:
+                raise TypeError(
+                    f"{fname}(): argument '{argname}'{where} must be tuple of ints, but found element "
+                    f"of type {_tp(a)} at pos 0"
+                )
+            raise TypeError(
+                f"{fname}(): argument '{argname}' failed to unpack the object at pos {i + 1} with error "
+                f'"type must be tuple of ints,but got {_tp(a)}"'
+            )
+    return tuple(operator.index(a) for a in v)
+
+
+def _size_args(fname, args, size):
+    """`*size` of zeros/ones/empty/new_*: varargs ints, one sequence, or `size=`."""
+    if args and size is not None:
+        raise TypeError(f"{fname}() got multiple values for argument 'size'")
+    if size is not None:
+        return _int_list(fname, "size", 0, size)
+    if not args:
+        raise TypeError(f'{fname}() missing 1 required positional arguments: "size"')
+    if len(args) == 1 and not _is_int(args[0]):
+        return _int_list(fname, "size", 1, args[0])
+    return _int_list(fname, "size", 1, list(args))
+
+
+def _check_sizes(fname, shape):
+    for s in shape:
+        if s < 0:
+            if fname == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape
+
+
+def _out_dtype(fname, out, dtype):
+    """The dtype a factory with `out=` computes in (out's), with PyTorch's checks."""
+    if out is None:
+        return dtype
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{fname}(): argument 'out' must be Tensor, not {_tp(out)}")
+    if dtype is not None and dtype is not out._dtype:
+        raise RuntimeError(
+            f"dtype {short_name(dtype)} does not match dtype of out parameter ({short_name(out._dtype)})"
+        )
+    return out._dtype
+
+
+def _into(out, t, requires_grad, keep_numel=False):
+    """Write the new tensor `t` into `out` (resized silently; `keep_numel`: only when the numel differs)."""
+    if out._shape != t._shape and not (keep_numel and out.numel() == t.numel()):
+        out._resize_storage(t._shape)
+    out._assign_from(t.reshape(out._shape) if out._shape != t._shape else t, "out")
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+# ---- filled tensors ----------------------------------------------------------------------------------------
+def _fill(shape, stride, value, d, dev, requires_grad):
+    """A new tensor of `shape`/`stride` (dense) holding `value` (a number, 0-d array or traced scalar)."""
+    if stride is None or stride == V.contiguous_strides(shape):
+        with jax.default_device(Dev.to_jax(dev)):
+            return finish(jnp.full(shape, value, d.np), d, dev, requires_grad)
+    n = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if all(shape) else 0
+    with jax.default_device(Dev.to_jax(dev)):
+        arr = jnp.full((n,), value, d.np)
+    if requires_grad and not (d.is_floating_point or d.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    t = Tensor._make(Storage(arr, dev), tuple(shape), tuple(stride), 0, d)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def _factory(name, value):
+    def f(
+        *size,
+        out=None,
+        dtype=None,
+        layout=None,
+        device=None,
+        requires_grad=False,
+        pin_memory=False,
+        memory_format=None,
+        names=None,
+        **kw,
+    ):
+        shape = _check_sizes(name, _size_args(name, size, kw.pop("size", None)))
+        if kw:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+        d = _out_dtype(name, out, dtype) or D.get_default_dtype()
+        if out is not None and name == "empty":  # resize only: the values are uninitialised anyway
+            if out._shape != shape:
+                out._resize_storage(shape)
+            return out.requires_grad_(True) if requires_grad else out
+        t = _fill(shape, None, value, d, Dev.canonical(device), requires_grad and out is None)
+        return t if out is None else _into(out, t, requires_grad)
+
+    f.__name__ = name
+    f.__doc__ = (
+        f"`torch.{name}(*size, *, out=None, dtype=None, layout=torch.strided, device=None, "
+        f"requires_grad=False)`; size as varargs, one sequence or `size=`."
+        + (" Difference: memory is zero-filled, not uninitialised." if name == "empty" else "")
+    )
+    return f
+
+
+zeros = register("zeros", method=False, kind="creation")(_factory("zeros", 0))
+ones = register("ones", method=False, kind="creation")(_factory("ones", 1))
+empty = register("empty", method=False, kind="creation")(_factory("empty", 0))
+
+
+def _fill_dtype(v):
+    """The dtype `torch.full` infers from its Scalar fill value."""
+    if isinstance(v, Tensor):
+        v = v._dtype
+        return (
+            D.bool_
+            if v is D.bool_
+            else default_complex()
+            if v.is_complex
+            else D.get_default_dtype()
+            if v.is_floating_point
+            else D.int64
+        )
+    if isinstance(v, bool):
+        return D.bool_
+    if isinstance(v, (int, np.integer)):
+        return D.int64
+    return default_complex() if isinstance(v, (complex, np.complexfloating)) else D.get_default_dtype()
+
+
+@register("full", method=False, kind="creation")
+def full(
+    size,
+    fill_value,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    names=None,
+):
+    """`torch.full(size, fill_value, *, out=None, dtype=None, ...)`: dtype inferred from fill_value (bool,
+    int64, default float or complex); the value is converted with PyTorch's overflow check."""
+    shape = _check_sizes("full", _int_list("full", "size", 1, size))
+    v = _number("full", "fill_value", 2, fill_value)
+    d = _out_dtype("full", out, dtype) or _fill_dtype(v)
+    t = _fill(
+        shape,
+        None,
+        fill_scalar(v, d, V.numel(shape)),
+        d,
+        Dev.canonical(device),
+        requires_grad and out is None,
+    )
+    return t if out is None else _into(out, t, requires_grad)
 
 
 @register("empty_strided", method=False, kind="creation")
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def empty_strided(
+    size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+):
     """`torch.empty_strided(size, stride, ...)`: zero-filled storage viewed with the given strides."""
-    size, stride = tuple(size), tuple(stride)
-    n = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
-    base = _filled("empty_strided", (n,), 0, dtype, device, requires_grad)
-    return base._as_view(size, stride, 0) if size != (n,) else base
+    size = _int_list("empty_strided", "size", 1, size)
+    stride = _int_list("empty_strided", "stride", 2, stride)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})"
+        )
+    _check_sizes("empty_strided", size)
+    if any(st < 0 for st in stride):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}"
+        )
+    d = dtype or D.get_default_dtype()
+    return _fill(size, stride, 0, d, Dev.canonical(device), requires_grad)
+
+
+def _preserve_strides(shape, stride):
+    """The strides of a preserve_format copy (`empty_like`, `.to`, `torch.tensor(t)`): input's when
+    non-overlapping and dense, else PyTorch's infer_dense_strides (same memory order)."""
+    return tuple(stride) if dense_order(shape, stride) is not None else infer_dense_strides(shape, stride)
+
+
+def _like_args(name, input, memory_format):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {_tp(input)}")
+    if memory_format is not None and "contiguous" in str(memory_format):
+        return None
+    return _preserve_strides(input._shape, input._stride)
 
 
 def _like(name, value):
-    def f(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-        return _filled(name, input._shape, value, dtype or input._dtype,
-                       device if device is not None else input._storage.device, requires_grad)
+    def f(
+        input,
+        *,
+        dtype=None,
+        layout=None,
+        device=None,
+        requires_grad=False,
+        memory_format=None,
+        pin_memory=False,
+    ):
+        stride = _like_args(name, input, memory_format)
+        dev = Dev.canonical(device if device is not None else input.device)
+        return _fill(input._shape, stride, value, dtype or input._dtype, dev, requires_grad)
+
     f.__name__ = name
-    f.__doc__ = (f"`torch.{name}(input, *, dtype=None, layout=None, device=None, requires_grad=False, "
-                 "memory_format=torch.preserve_format)`: shape, dtype and device of input.")
+    f.__doc__ = (
+        f"`torch.{name}(input, *, dtype=None, layout=None, device=None, requires_grad=False, "
+        "memory_format=torch.preserve_format)`: shape, dtype, device and (dense) strides of input."
+    )
     return f
 
 
@@ -243,20 +359,36 @@ register("empty_like", method=False, kind="creation")(_like("empty_like", 0))
 
 
 @register("full_like", method=False, kind="creation")
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
-    """`torch.full_like(input, fill_value, *, dtype=None, ...)`: shape, dtype and device of input."""
-    return _filled("full_like", input._shape, fill_value, dtype or input._dtype,
-                   device if device is not None else input._storage.device, requires_grad)
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+    pin_memory=False,
+):
+    """`torch.full_like(input, fill_value, *, dtype=None, ...)`: shape, dtype, device and strides of input."""
+    stride = _like_args("full_like", input, memory_format)
+    v = _number("full_like", "fill_value", 2, fill_value)
+    d = dtype or input._dtype
+    dev = Dev.canonical(device if device is not None else input.device)
+    return _fill(input._shape, stride, fill_scalar(v, d, input.numel()), d, dev, requires_grad)
 
 
 def _new(name, value):
-    def f(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-        return _filled(name, size, value, dtype or self._dtype,
-                       device if device is not None else self._storage.device, requires_grad)
+    def f(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kw):
+        shape = _check_sizes(name, _size_args(name, size, kw.pop("size", None)))
+        dev = Dev.canonical(device if device is not None else self.device)
+        return _fill(shape, None, value, dtype or self._dtype, dev, requires_grad)
+
     f.__name__ = name
-    f.__doc__ = (f"`Tensor.{name}(size, *, dtype=None, device=None, requires_grad=False)`: dtype and device "
-                 "default to self's.")
+    f.__doc__ = (
+        f"`Tensor.{name}(size, *, dtype=None, device=None, requires_grad=False)`: dtype and device "
+        "default to self's."
+    )
     return f
 
 
@@ -266,142 +398,89 @@ register("new_empty", function=False, kind="creation")(_new("new_empty", 0))
 
 
 @register("new_full", function=False, kind="creation")
-def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
-             pin_memory=False):
+def new_full(
+    self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+):
     """`Tensor.new_full(size, fill_value, *, dtype=None, device=None, requires_grad=False)`."""
-    return _filled("new_full", size, fill_value, dtype or self._dtype,
-                   device if device is not None else self._storage.device, requires_grad)
+    shape = _check_sizes("new_full", _int_list("new_full", "size", 1, size))
+    v = _number("new_full", "fill_value", 2, fill_value)
+    d = dtype or self._dtype
+    dev = Dev.canonical(device if device is not None else self.device)
+    return _fill(shape, None, fill_scalar(v, d, V.numel(shape)), d, dev, requires_grad)
 
 
-@register("new_tensor", function=False, kind="creation")
-def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    """`Tensor.new_tensor(data, *, dtype=None, device=None, requires_grad=False)`: dtype/device of self."""
-    if isinstance(data, Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() or "
-                      "sourceTensor.clone().detach().requires_grad_(True), rather than "
-                      "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
-    return tensor(data, dtype=dtype or self._dtype,
-                  device=device if device is not None else self._storage.device, requires_grad=requires_grad)
-
-
-def _num(x):
-    return x.item() if isinstance(x, Tensor) else x
-
-
-def _range_dtype(*vals):
-    if any(isinstance(v, float) or (isinstance(v, Tensor) and v._dtype.is_floating_point) for v in vals):
-        return D.get_default_dtype()
-    return D.int64
-
-
-@register("arange", method=False, out=True, kind="creation")
-def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):
-    """`torch.arange(start=0, end, step=1, *, out=None, dtype=None, device=None, requires_grad=False)`.
-
-    int64 when start, end and step are integers, else the default float dtype; values start + i * step."""
-    if end is None:
-        start, end = 0, start
-    d = dtype or _range_dtype(start, end, step)
-    start, end, step = _num(start), _num(end), _num(step)
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (step > 0 and start > end) or (step < 0 and start < end):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    for v in (start, end):
-        if isinstance(v, float) and not math.isfinite(v):
-            raise RuntimeError(f"unsupported range: {start} -> {end}")
-    if d.is_floating_point or d.is_complex:
-        n = int(math.ceil((end - start) / step))
-        vals = start + np.arange(n, dtype=np.float64) * step
-    else:
-        n = int(math.ceil((end - start) / step)) if isinstance(start + end + step, float) else \
-            -(-(end - start) // step)
-        vals = start + np.arange(n, dtype=np.int64) * int(step) if not isinstance(step, float) else \
-            np.floor(start + np.arange(n) * step)
-    dev = Dev.canonical(device)
-    return finish(place(vals.astype(d.np), dev), d, dev, requires_grad)
-
-
-@register("range", method=False, out=True, kind="creation")
-def range_(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):
-    """`torch.range(start=0, end, step=1, ...)`: deprecated; includes `end`; default float dtype."""
-    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
-                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
-                  "[start, end).", UserWarning, stacklevel=2)
-    if end is None:
-        start, end = 0, start
+@register("scalar_tensor", method=False, kind="creation")
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """`torch.scalar_tensor(s, *, dtype=None, device=None)`: a 0-dim tensor (default float dtype)."""
     d = dtype or D.get_default_dtype()
-    start, end, step = _num(start), _num(end), _num(step)
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (step > 0 and start > end) or (step < 0 and start < end):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    n = int(math.floor((end - start) / step)) + 1
-    vals = start + np.arange(n, dtype=np.float64) * step
-    dev = Dev.canonical(device)
-    return finish(place(vals.astype(d.np), dev), d, dev, requires_grad)
+    return _fill(
+        (),
+        None,
+        fill_scalar(_number("scalar_tensor", "s", 1, s), d, 1),
+        d,
+        Dev.canonical(device),
+        requires_grad,
+    )
 
 
-def _linspace_values(start, end, steps, np_dtype):
-    if steps == 1:
-        return np.asarray([start], dtype=np_dtype)
-    acc = np.float64 if np.dtype(np_dtype).kind in "iub" else np_dtype
-    step = (np.asarray(end, acc) - np.asarray(start, acc)) / np.asarray(steps - 1, acc)
-    idx = np.arange(steps)
-    half = steps // 2
-    lo = np.asarray(start, acc) + step * idx.astype(acc)
-    hi = np.asarray(end, acc) - step * (steps - idx - 1).astype(acc)
-    return np.where(idx < half, lo, hi)
-
-
-@register("linspace", method=False, out=True, kind="creation")
-def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False):
-    """`torch.linspace(start, end, steps, *, out=None, dtype=None, ...)`: PyTorch's symmetric formula."""
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    d = dtype or (D.default_complex() if isinstance(_num(start), complex) or isinstance(_num(end), complex)
-                  else D.get_default_dtype())
-    vals = _linspace_values(_num(start), _num(end), steps, d.np if d.is_floating_point or d.is_complex
-                            else np.float64) if steps else np.zeros((0,))
-    if not (d.is_floating_point or d.is_complex):
-        vals = np.trunc(vals)
-    dev = Dev.canonical(device)
-    return finish(place(np.asarray(vals).astype(d.np), dev), d, dev, requires_grad)
-
-
-@register("logspace", method=False, out=True, kind="creation")
-def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False):
-    """`torch.logspace(start, end, steps, base=10.0, *, out=None, dtype=None, ...)` -> base ** linspace."""
-    d = dtype or D.get_default_dtype()
-    acc = d.np if d.is_floating_point else np.float64
-    exps = _linspace_values(_num(start), _num(end), steps, acc) if steps else np.zeros((0,), acc)
-    vals = np.power(np.asarray(base, acc), exps)
-    dev = Dev.canonical(device)
-    return finish(place(vals.astype(d.np), dev), d, dev, requires_grad)
-
-
-@register("eye", method=False, out=True, kind="creation")
-def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+@register("eye", method=False, kind="creation")
+def eye(n, m=_NO, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """`torch.eye(n, m=None, *, out=None, dtype=None, device=None, requires_grad=False)`."""
+    if not _is_int(n):
+        raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {_tp(n)}")
+    if m is not _NO and not _is_int(m):
+        raise TypeError(
+            f"eye() received an invalid combination of arguments - got ({_tp(n)}, {_tp(m)}), but "
+            "expected one of:"
+        )
+    n = operator.index(n)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    m = n if m is None else m
+    m = n if m is _NO else operator.index(m)
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    d = dtype or D.get_default_dtype()
-    dev = Dev.canonical(device)
-    return finish(place(np.eye(n, m, dtype=d.np), dev), d, dev, requires_grad)
+    d = _out_dtype("eye", out, dtype) or D.get_default_dtype()
+    t = finish(np.eye(n, m, dtype=d.np), d, Dev.canonical(device), requires_grad and out is None)
+    return t if out is None else _into(out, t, requires_grad)
 
 
-@register("complex", method=False, out=True, kind="creation")
-def complex_(real, imag):
-    """`torch.complex(real, imag, *, out=None)`: float32 -> complex64, float64 -> complex128."""
+@register("complex", method=False, kind="creation")
+def complex_(real, imag, *, out=None):
+    """`torch.complex(real, imag, *, out=None)`: float32 -> complex64, float64 -> complex128, broadcasting.
+    Difference: float16 inputs give complex64 (torchshim has no complex32)."""
+    for i, (name, x) in enumerate((("real", real), ("imag", imag))):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"complex(): argument '{name}' (position {i + 1}) must be Tensor, not {_tp(x)}")
     if real._dtype is not imag._dtype:
-        raise RuntimeError(f"Expected object of scalar type {real._dtype} but got scalar type {imag._dtype} for "
-                           "second argument")
+        raise RuntimeError(
+            f"Expected object of scalar type {short_name(real._dtype)} but got scalar type "
+            f"{short_name(imag._dtype)} for second argument"
+        )
     if real._dtype not in (D.float32, D.float64, D.float16):
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{real._dtype} and {imag._dtype}")
+        raise RuntimeError(
+            f"Expected both inputs to be Half, Float or Double tensors but got "
+            f"{short_name(real._dtype)} and {short_name(imag._dtype)}"
+        )
     d = D.complex128 if real._dtype is D.float64 else D.complex64
-    out = jax.lax.complex(real._value.astype(d.to_real().np), imag._value.astype(d.to_real().np))
-    return P.fresh(out, d, P.check_devices((real, imag)))
+    if out is not None and isinstance(out, Tensor) and out._dtype is not d:
+        raise RuntimeError(
+            f"Expected object of scalar type {short_name(d)} but got scalar type "
+            f"{short_name(out._dtype)} for argument 'out'"
+        )
+    shape = _broadcast((real._shape, imag._shape))
+    r = jnp.broadcast_to(real._value.astype(d.to_real().np), shape)
+    out_arr = jax.lax.complex(r, jnp.broadcast_to(imag._value.astype(d.to_real().np), shape))
+    t = P.fresh(out_arr, d, P.check_devices((real, imag)))
+    return t if out is None else write_out(out, t)
+
+
+def _broadcast(shapes):
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        P.broadcast_error(shapes)
+        raise
+
+
+from .tensor_data import infer_dtype, tensor  # noqa: E402,F401  (registered there; re-exported)
+from .ranges import arange, linspace, logspace, range_  # noqa: E402,F401  (registered there)

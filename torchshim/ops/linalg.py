@@ -316,11 +316,16 @@ def _dim_list(x, argname, pos):
 def tensordot(a, b, dims=2):
     """`torch.tensordot(a, b, dims=2, out=None)`: dims an int, a pair of dim lists, or a tensor of either.
 
-    Contracted dims of size 1 broadcast (summed first), as in PyTorch."""
+    Contracted dims of size 1 broadcast (summed first), as in PyTorch. dims given as a tensor are read on the
+    host, as PyTorch does; under jax tracing such a tensor (even `torch.tensor(1)` built inside the traced
+    function) is a tracer whose values are unknown, so it raises RuntimeError: pass ints there."""
     if not isinstance(dims, (tuple, list, Tensor, int)):
         raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
                            f"containing two lists, but got dims={dims}")
     if isinstance(dims, Tensor):
+        if isinstance(dims._value, jax.core.Tracer):
+            raise RuntimeError("tensordot: dims given as a tensor decide the output shape, so they cannot be a traced "
+                               "value under jax tracing; pass dims as an int or as lists of ints")
         dims = dims.tolist() if dims.numel() > 1 else int(dims.item())
     if isinstance(dims, int):
         if dims < 0:

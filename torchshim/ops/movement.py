@@ -353,7 +353,8 @@ def _repeats_total(r, output_size):
     val = r._value
     if isinstance(val, jax.core.Tracer):
         if output_size is None:
-            raise RuntimeError("repeat_interleave: output_size is required when repeats is traced (torchshim)")
+            raise RuntimeError("repeat_interleave: the output size depends on the values of repeats, so it cannot run "
+                               "under jax tracing without output_size; pass output_size=")
         return int(output_size)
     total, low = (int(v) for v in _ri_stats(val))
     if low < 0:
@@ -368,8 +369,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """`torch.repeat_interleave(input, repeats, dim=None, *, output_size=None)` and
     `torch.repeat_interleave(repeats)` (-> indices repeated by their counts).
 
-    A repeats tensor's values decide the output size: they are read eagerly; under jax tracing `output_size`
-    is required instead."""
+    A repeats tensor's values decide the output size: they are read eagerly (with PyTorch's checks); under jax
+    tracing `output_size` is required instead (without it: RuntimeError), and the values are not checked."""
     if repeats is None:
         total = _repeats_total(input, output_size)
         return _new(_ri_index_k(input._value, total=total), input._dtype, input)

@@ -11,6 +11,7 @@ from .. import _dtype as D
 from .._promotion import c_name
 from .._tensor import Tensor
 from . import _dispatch as P
+from . import _subgrad as S
 from ._dispatch import ALWAYS_BOOL, COMPLEX_TO_FLOAT, DEFAULT, INT_TO_FLOAT
 from ._registry import register
 
@@ -113,13 +114,13 @@ def _trunc_div(a, b):
     return jnp.trunc(a / b)
 
 
-_true_div = P.binary("div", jnp.true_divide, INT_TO_FLOAT)
+_true_div = P.binary("div", S.div, INT_TO_FLOAT)
 _floor_divide = P.binary("floor_divide", _floor_div)
 _trunc_divide = P.binary("div", _trunc_div)
 
 
-@register("div", inplace=True, out=True, aliases=("divide",), operators=("__truediv__", "__rtruediv__",
-          "__itruediv__"), kind="pointwise")
+@register("div", inplace=True, out=True, aliases=("divide",), operators=("__truediv__", "__itruediv__"),
+          kind="pointwise")
 def div(input, other, *, rounding_mode=None):
     """`torch.div(input, other, *, rounding_mode=None, out=None)`; rounding_mode None, 'trunc' or 'floor'.
 
@@ -134,6 +135,15 @@ def div(input, other, *, rounding_mode=None):
         return _floor_divide(input, other)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                        f"'{rounding_mode}'")
+
+
+def _rtruediv(self, other):
+    """`other / self` for a number `other`: PyTorch's `Tensor.__rtruediv__` is `self.reciprocal() * other`
+    (so the value rounds like that, and grad_fn is MulBackward0 after ReciprocalBackward0)."""
+    return self.reciprocal() * other
+
+
+Tensor.__rtruediv__ = _rtruediv  # not a table op: two recorded ops, as in PyTorch
 
 
 @register("true_divide", inplace=True, out=True, kind="pointwise")
@@ -175,7 +185,20 @@ def fmod(input, other):
     return _fmod(input, other)
 
 
-_pow = P.binary("pow", jnp.power)
+_pow = P.binary("pow", S.pow_)
+
+
+@P.kernel(static=("e", "cdt", "rdt"))
+def _pow_scalar_k(a, *, e, cdt, rdt):
+    c = np.float32 if cdt in (np.dtype(D.float16.np), np.dtype(D.bfloat16.np)) else cdt
+    return S.pow_scalar_exp(a.astype(c), e).astype(rdt)
+
+
+def _pow_scalar_exponent(input, exponent):
+    """input ** (a Python number): the exponent is static, so the gradient is PyTorch's PowBackward0 (zero for
+    exponent 0, and exponent * input ** (exponent - 1) with that power's own convention)."""
+    cdt, rdt = P.promote(DEFAULT, (input, exponent))
+    return P.fresh(_pow_scalar_k(input._value, e=exponent, cdt=cdt.np, rdt=rdt.np), rdt, input._storage.device)
 
 
 @register("pow", inplace=True, out=True, operators=("__pow__", "__rpow__", "__ipow__"), kind="pointwise")
@@ -186,6 +209,8 @@ def pow(input, exponent):
     if (isinstance(input, Tensor) and _is_int(input._dtype) and isinstance(exponent, int)
             and not isinstance(exponent, bool) and exponent < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(input, Tensor) and isinstance(exponent, (int, float, complex)):
+        return _pow_scalar_exponent(input, exponent)
     return _pow(input, exponent)
 
 
@@ -196,7 +221,7 @@ def float_power(input, exponent):
     d = D.complex128 if cplx else D.float64
     a = input.to(d) if isinstance(input, Tensor) else input
     b = exponent.to(d) if isinstance(exponent, Tensor) else exponent
-    return _pow(a, b)
+    return pow(a, b)
 
 
 _neg = P.unary("neg", jnp.negative)
@@ -219,7 +244,7 @@ def positive(input):
     return input
 
 
-_abs_k = P.unary("abs", jnp.abs, COMPLEX_TO_FLOAT)
+_abs_k = P.unary("abs", S.abs_, COMPLEX_TO_FLOAT)
 
 
 def _abs_inplace(self):
@@ -265,13 +290,7 @@ for _name, _fn in _UNARY_FLOAT.items():
 
 
 
-def _logit(a, eps):
-    if eps is not None:
-        a = jnp.clip(a, eps, 1 - eps)
-    return jnp.log(a / (1 - a))
-
-
-_logit_k = P.unary("logit", _logit, INT_TO_FLOAT, static=("eps",))
+_logit_k = P.unary("logit", S.logit, INT_TO_FLOAT, static=("eps",))
 
 
 @register("logit", inplace=True, out=True, kind="pointwise")
@@ -291,8 +310,7 @@ def _int_identity(jfn):
 _sign = P.unary("sign", lambda a: a if a.dtype == bool else jnp.sign(a))
 register("sign", inplace=True, out=True, kind="pointwise")(_sign)
 _sign.__doc__ = "`torch.sign(input, *, out=None)`: -1, 0 or 1 (complex input is an error; use sgn)."
-_sgn = P.unary("sgn", lambda a: jnp.where(a == 0, 0, a / jnp.abs(a)).astype(a.dtype)
-               if jnp.iscomplexobj(a) else jnp.sign(a))
+_sgn = P.unary("sgn", S.sgn)
 register("sgn", inplace=True, out=True, kind="pointwise")(_sgn)
 _sgn.__doc__ = "`torch.sgn(input, *, out=None)`: sign, and x/|x| for complex input."
 
@@ -325,23 +343,20 @@ def round(input, *, decimals=0):
 
 
 # ---- clamp ---------------------------------------------------------------------------------------------------
-def _clamp3(a, lo, hi):
-    return jnp.minimum(jnp.maximum(a, lo), hi)
-
-
-_clamp_both = P.kernel(lambda a, lo, hi, cdt: _clamp3(a.astype(cdt), jnp.asarray(lo).astype(cdt),
+# S.clamp: gradient 1 on the closed interval [min, max] (PyTorch's clamp_backward), none for NaN input
+_clamp_both = P.kernel(lambda a, lo, hi, cdt: S.clamp(a.astype(cdt), jnp.asarray(lo).astype(cdt),
                                                       jnp.asarray(hi).astype(cdt)), static=("cdt",))
-_clamp_min = P.binary("clamp_min", jnp.maximum)
-_clamp_max = P.binary("clamp_max", jnp.minimum)
+_clamp_min = P.binary("clamp_min", lambda a, b: S.clamp(a, b, None))
+_clamp_max = P.binary("clamp_max", lambda a, b: S.clamp(a, None, b))
 
 
-@register("clamp", inplace=True, out=True, aliases=("clip",), kind="pointwise")
-def clamp(input, min=None, max=None):
-    """`torch.clamp(input, min=None, max=None, *, out=None)`: min/max are numbers or tensors (broadcast).
-
-    As in PyTorch, min > max gives max everywhere and NaN stays NaN; the result dtype follows promotion."""
+def _clamp(name, input, min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
+        got = ", ".join("Tensor" if isinstance(x, Tensor) else type(x).__name__ for x in (input, min, max))
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
+                        "of:")
     if max is None:
         return _clamp_min(input, min)
     if min is None:
@@ -356,6 +371,21 @@ def clamp(input, min=None, max=None):
         P.broadcast_error([jnp.shape(a) for a in args])
         raise
     return P.fresh(out, rdt, dev)
+
+
+@register("clamp", inplace=True, out=True, kind="pointwise")
+def clamp(input, min=None, max=None):
+    """`torch.clamp(input, min=None, max=None, *, out=None)`: min/max both numbers or both tensors (broadcast).
+
+    As in PyTorch, min > max gives max everywhere and NaN stays NaN; the result dtype follows promotion. The
+    gradient is PyTorch's: 1 on the closed interval [min, max], 0 outside and for NaN."""
+    return _clamp("clamp", input, min, max)
+
+
+@register("clip", inplace=True, out=True, kind="pointwise")
+def clip(input, min=None, max=None):
+    """`torch.clip(input, min=None, max=None, *, out=None)`: alias of `clamp`."""
+    return _clamp("clip", input, min, max)
 
 
 register("clamp_min", inplace=True, out=True, kind="pointwise")(_clamp_min)
@@ -401,17 +431,18 @@ def _tensor_pair(name, fn):
     return f
 
 
-for _name, _fn in {"maximum": jnp.maximum, "minimum": jnp.minimum, "fmax": jnp.fmax, "fmin": jnp.fmin}.items():
+# gradients as PyTorch: maximum/minimum split ties in half (NaN: to both); fmax/fmin give ties to input
+for _name, _fn in {"maximum": S.maximum, "minimum": S.minimum, "fmax": S.fmax, "fmin": S.fmin}.items():
     register(_name, out=True, kind="pointwise")(_tensor_pair(_name, P.binary(_name, _fn)))
-for _name, _fn, _al in (("atan2", jnp.arctan2, ("arctan2",)), ("hypot", jnp.hypot, ())):
+for _name, _fn, _al in (("atan2", S.atan2, ("arctan2",)), ("hypot", S.hypot, ())):
     register(_name, inplace=True, out=True, aliases=_al, kind="pointwise")(
         _tensor_pair(_name, P.binary(_name, _fn, INT_TO_FLOAT)))
 
-_copysign = P.binary("copysign", jnp.copysign, INT_TO_FLOAT)
+_copysign = P.binary("copysign", S.copysign, INT_TO_FLOAT)
 register("copysign", inplace=True, out=True, kind="pointwise")(_copysign)
 _copysign.__doc__ = "`torch.copysign(input, other, *, out=None)`: |input| with other's sign."
 
-_xlogy = P.binary("xlogy", lambda a, b: jnp.where(a == 0, jnp.zeros_like(a), a * jnp.log(b)), INT_TO_FLOAT)
+_xlogy = P.binary("xlogy", S.xlogy, INT_TO_FLOAT)
 register("xlogy", inplace=True, out=True, kind="pointwise")(_xlogy)
 _xlogy.__doc__ = "`torch.xlogy(input, other, *, out=None)` -> input * log(other), 0 where input == 0."
 

@@ -20,6 +20,7 @@ from .._promotion import short_name
 from .._tensor import Tensor, _wrap_dim
 from ..utils import backcompat
 from . import _dispatch as P
+from . import _subgrad as S
 from ._registry import register, write_out
 
 _BAREBONES_UINT = (D.uint16, D.uint32, D.uint64)
@@ -136,8 +137,11 @@ _FNS = {
     "mean": lambda a, ax, kd: jnp.mean(a, ax, keepdims=kd),
     "nanmean": _nanmean,
     "prod": lambda a, ax, kd: jnp.prod(a, ax, keepdims=kd),
-    "amax": lambda a, ax, kd: jnp.max(a, ax, keepdims=kd),
-    "amin": lambda a, ax, kd: jnp.min(a, ax, keepdims=kd),
+    # gradients: amax/amin split among the maxima (NaN result: NaN); max()/min() split evenly (NaN: among NaNs)
+    "amax": lambda a, ax, kd: S.amax(a, ax, kd, True),
+    "amin": lambda a, ax, kd: S.amax(a, ax, kd, False),
+    "max_all": lambda a, ax, kd: S.evenly_max(a, ax, kd, True),
+    "min_all": lambda a, ax, kd: S.evenly_max(a, ax, kd, False),
     "all": lambda a, ax, kd: jnp.all(a != 0, ax, keepdims=kd),
     "any": lambda a, ax, kd: jnp.any(a != 0, ax, keepdims=kd),
     "count_nonzero": lambda a, ax, kd: jnp.sum(a != 0, ax, dtype=jnp.int64, keepdims=kd),
@@ -231,7 +235,7 @@ def _moments_k(a, *, dims, correction, keepdim, sqrt, with_mean, rdt):
     sq = dev.real * dev.real + dev.imag * dev.imag if jnp.iscomplexobj(dev) else dev * dev
     v = jnp.sum(sq, dims, keepdims=keepdim) / _b.max(0, n - correction)
     if sqrt:
-        v = jnp.sqrt(v)
+        v = S.sqrt0(v)  # PyTorch's std_backward: no gradient where std == 0
     v = v.astype(rdt)
     if not with_mean:
         return v
@@ -289,22 +293,10 @@ std_mean = _moment_op("std_mean", False)
 # ---- norm --------------------------------------------------------------------------------------------------
 @partial(P.kernel, static=("p", "dims", "keepdim", "cdt", "rdt"))
 def _vnorm_k(a, *, p, dims, keepdim, cdt, rdt):
-    a = jnp.abs(a.astype(cdt))
+    a = a.astype(cdt)
     if a.dtype in (jnp.float16, jnp.bfloat16):
         a = a.astype(jnp.float32)
-    if p == math.inf:
-        r = jnp.max(a, dims, keepdims=keepdim)
-    elif p == -math.inf:
-        r = jnp.min(a, dims, keepdims=keepdim)
-    elif p == 0:
-        r = jnp.sum(a != 0, dims, keepdims=keepdim).astype(a.dtype)
-    elif p == 1:
-        r = jnp.sum(a, dims, keepdims=keepdim)
-    elif p == 2:
-        r = jnp.sqrt(jnp.sum(a * a, dims, keepdims=keepdim))
-    else:
-        r = jnp.sum(a ** p, dims, keepdims=keepdim) ** (1.0 / p)
-    return r.astype(rdt)
+    return S.vector_norm(a, p, dims, keepdim).astype(rdt)  # PyTorch's norm_backward conventions at 0 and ties
 
 
 @partial(P.kernel, static=("dims", "keepdim", "rdt"))

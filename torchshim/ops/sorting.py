@@ -17,6 +17,7 @@ from .. import _dtype as D
 from .. import return_types as R
 from .._tensor import Tensor, _wrap_dim
 from . import _dispatch as P
+from . import _subgrad as S
 from ._registry import register
 from .reduction import (KD, check_nonempty, device_of, dim_of, dims_of, invalid_args, keepdim_of,
                         not_implemented, run_reduce)
@@ -88,8 +89,8 @@ def _max_min(name, input, dim, keepdim, other):
             raise invalid_args(name, input, keepdim=keepdim)
         _check_ordered(name, input._dtype, f"{name}_all")
         check_nonempty(name, input._shape, (), True)
-        return run_reduce("amax" if is_max else "amin", input, tuple(range(input.ndim)), False, input._dtype,
-                       input._dtype)
+        return run_reduce("max_all" if is_max else "min_all", input, tuple(range(input.ndim)), False,
+                          input._dtype, input._dtype)
     if not isinstance(dim, int) or isinstance(dim, _b.bool):
         raise invalid_args(name, input, dim)
     kd = keepdim_of(name, keepdim, True)
@@ -182,6 +183,10 @@ def _median_k(a, *, dim, keepdim, ignore_nan):
         if a.shape[0] == 0:
             fill = jnp.nan if jnp.issubdtype(a.dtype, jnp.inexact) else jnp.iinfo(a.dtype).min
             return jnp.full((), fill, a.dtype), jnp.zeros((), jnp.int64)
+        v, i = _median_k(a, dim=0, keepdim=False, ignore_nan=ignore_nan)
+        if jnp.issubdtype(a.dtype, jnp.inexact):
+            v = S.evenly_select(a, jax.lax.stop_gradient(v))  # gradient split among the equal elements
+        return v, i
     elif a.ndim == 0:
         return a, jnp.zeros((), jnp.int64)
     n = a.shape[dim]

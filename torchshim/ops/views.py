@@ -12,8 +12,13 @@ from ._registry import register
 __all__ = ["shape_arg"]
 
 
-def shape_arg(args, name="view"):
-    """Sizes given as varargs ints or one sequence (PyTorch's IntArrayRef parsing)."""
+def shape_arg(args, name="view", arg="size", pos=None, unpack=False):
+    """Sizes given as varargs ints or one sequence (PyTorch's IntArrayRef parsing), with the argument parser's
+    TypeError for a non-int element: `unpack` for varargs-or-sequence parameters ("failed to unpack the
+    object at pos k"), else "must be tuple of ints, but found element ..." (with the parameter's position)."""
+    given = args
+    if unpack and len(args) > 1 and not isinstance(args[0], (int, Tensor)):
+        raise TypeError(f"{name}() takes 1 positional argument but {len(args)} were given")
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
     out = []
@@ -23,12 +28,25 @@ def shape_arg(args, name="view"):
         if not isinstance(a, int):
             if name == "view":
                 raise TypeError(f"view() received an invalid combination of arguments - got "
-                                f"({', '.join(type(v).__name__ for v in args)}), but expected one of:\n"
+                                f"({', '.join(type(v).__name__ for v in given)}), but expected one of:\n"
                                 " * (torch.dtype dtype)\n * (tuple of ints size)")
-            raise TypeError(f"{name}(): argument 'size' must be tuple of ints, but found element of type "
+            if unpack:
+                raise TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos {len(out) + 1} with "
+                                f"error \"type must be tuple of ints,but got {type(a).__name__}\"")
+            where = f" (position {pos})" if pos else ""
+            raise TypeError(f"{name}(): argument '{arg}'{where} must be tuple of ints, but found element of type "
                             f"{type(a).__name__} at pos {len(out)}")
         out.append(int(a))
     return tuple(out)
+
+
+def _int(v, name, arg, pos):
+    """An int parameter, with the argument parser's TypeError otherwise."""
+    if isinstance(v, Tensor) and v.ndim == 0 and not (v._dtype.is_floating_point or v._dtype.is_complex):
+        return v.__index__()
+    if not isinstance(v, int):
+        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be int, not {type(v).__name__}")
+    return int(v)
 
 
 def infer_size(shape, numel):
@@ -45,6 +63,9 @@ def infer_size(shape, numel):
         else:
             known *= s
     if infer is not None:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = shape[:infer] + (numel // known,) + shape[infer + 1:]
@@ -54,10 +75,13 @@ def infer_size(shape, numel):
 
 
 @register("view", function=False, kind="view")
-def view(self, *shape, dtype=None):
-    """`Tensor.view(*shape)`: a view with a new shape; raises when the strides don't allow it.
+def view(self, *shape, size=None, dtype=None):
+    """`Tensor.view(*shape)`, `Tensor.view(dtype)`: a view with a new shape; raises when the strides don't
+    allow it.
 
-    `Tensor.view(dtype)` (bit reinterpretation) is supported for equal item sizes as a copy, not a view."""
+    Difference: `view(dtype)` has PyTorch's geometry and errors but reads a bit-cast copy (not an alias)."""
+    if size is not None:
+        shape = (size,)
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Tensor)):
         dtype = shape[0]
     if dtype is not None:
@@ -78,9 +102,17 @@ def view_as(self, other):
 
 
 @register("reshape", kind="view")
-def reshape(input, *shape):
-    """`torch.reshape(input, shape)`: a view when the strides allow (like PyTorch), else a contiguous copy."""
-    shape = infer_size(shape_arg(shape, "reshape"), input.numel())
+def reshape(input, *shape, **kw):
+    """`torch.reshape(input, shape)`, `Tensor.reshape(*shape)`: a view when the strides allow (like PyTorch),
+    else a contiguous copy."""
+    if kw:
+        if set(kw) != {"shape"} or shape:
+            raise TypeError(f"reshape() got an unexpected keyword argument '{next(k for k in kw if k != 'shape')}'"
+                            if set(kw) - {"shape"} else "reshape() got multiple values for argument 'shape'")
+        shape = (kw["shape"],)
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
+    shape = infer_size(shape_arg(shape, "reshape", "shape", 2), input.numel())
     stride = V.compute_view_stride(input._shape, input._stride, shape)
     if stride is None:  # a copy, not a view of one (PyTorch's _unsafe_view): no _base, own version counter
         from ._dispatch import fresh
@@ -115,23 +147,33 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """`torch.unflatten(input, dim, sizes)`: split one dim into `sizes` (one -1 allowed)."""
     d = _wrap_dim(dim, input.ndim)
-    sizes = tuple(sizes)
+    sizes = shape_arg((sizes,), "unflatten", "sizes", 2)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
+    if input.ndim == 0:
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no "
+                           "dimensions")
     try:
         full = infer_size(sizes, input._shape[d])
     except RuntimeError as e:
-        if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
+        if "is invalid for input of size" not in str(e):
             raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
                            f"({input._shape[d]}) in the input tensor") from None
     return view(input, input._shape[:d] + full + input._shape[d + 1:])
 
 
-@register("transpose", aliases=("swapaxes", "swapdims"), inplace=lambda self, d0, d1: _inplace_geometry(
-    self, transpose(self, d0, d1)), kind="view")
+@register("transpose", aliases=("swapaxes", "swapdims"), method=False,
+          inplace=lambda self, dim0, dim1: _inplace_geometry(self, _transpose(self, dim0, dim1, "transpose_", 1)),
+          kind="view")
 def transpose(input, dim0, dim1):
-    """`torch.transpose(input, dim0, dim1)`: a view with two dims swapped."""
+    """`torch.transpose(input, dim0, dim1)` (also `swapaxes`, `swapdims`): a view with two dims swapped."""
+    return _transpose(input, dim0, dim1, "transpose", 2)
+
+
+def _transpose(input, dim0, dim1, name="transpose", pos=1, args=("dim0", "dim1")):
+    dim0 = _int(dim0, name, args[0], pos)
+    dim1 = _int(dim1, name, args[1], pos + 1)
     nd = input.ndim
     if nd == 0:
         _wrap_dim(dim0, 0)
@@ -142,6 +184,19 @@ def transpose(input, dim0, dim1):
     shape[a], shape[b] = shape[b], shape[a]
     stride[a], stride[b] = stride[b], stride[a]
     return input._as_view(shape, stride, input._offset)
+
+
+def _method(name, core, *extra):
+    def m(self, dim0, dim1):
+        return core(self, dim0, dim1, name, 1, *extra)
+    m.__name__ = m.__qualname__ = name
+    m.__doc__ = f"`Tensor.{name}(dim0, dim1)`: see `torch.transpose`."
+    return m
+
+
+Tensor.transpose = _method("transpose", _transpose)
+Tensor.swapaxes = _method("swapaxes", _transpose, ("axis0", "axis1"))
+Tensor.swapdims = _method("swapdims", _transpose)
 
 
 def _inplace_geometry(self, v):
@@ -169,7 +224,7 @@ def _T(self):
                       "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
                       "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
                       "tensor.", UserWarning, stacklevel=2)
-    return permute(self, tuple(range(self.ndim - 1, -1, -1)))
+    return _permute(self, tuple(range(self.ndim - 1, -1, -1)))
 
 
 def _deprecated_0d(what, advice):
@@ -187,7 +242,14 @@ def _mT(self):
 
 
 def _conj(t):
-    return t.conj() if t._dtype.is_complex else t
+    """Conjugate of a complex tensor, keeping its strides. Difference: PyTorch returns a lazy conjugate view
+    (an alias of `t`); this is a copy."""
+    if not t._dtype.is_complex:
+        return t
+    import jax.numpy as jnp
+
+    from .copy import _with_layout_of
+    return _with_layout_of(t, jnp.conj(t._value), t._dtype, t._storage.device)
 
 
 def _H(self):
@@ -221,10 +283,31 @@ def adjoint(input):
     return _mH(input, "adjoint()", "tensor.adjoint()")
 
 
-@register("permute", kind="view")
-def permute(input, *dims):
-    """`torch.permute(input, dims)`: a view with dims reordered."""
-    dims = shape_arg(dims, "permute")
+@register("permute", method=False, kind="view")
+def permute(input, dims):
+    """`torch.permute(input, dims)`: a view with dims reordered (`Tensor.permute(*dims)` takes varargs too)."""
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"permute(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+    return _permute(input, shape_arg((dims,), "permute", "dims", unpack=True))
+
+
+def _permute_method(self, *dims, **kw):
+    """`Tensor.permute(*dims)` or `Tensor.permute(dims)`."""
+    if kw:
+        if set(kw) != {"dims"}:
+            raise TypeError(f"permute() got an unexpected keyword argument '{next(k for k in kw if k != 'dims')}'")
+        if dims:
+            raise TypeError("permute() got multiple values for argument 'dims'")
+        dims = (kw["dims"],)
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
+    return _permute(self, shape_arg(dims, "permute", "dims", unpack=True))
+
+
+Tensor.permute = _permute_method
+
+
+def _permute(input, dims):
     nd = input.ndim
     if len(dims) != nd:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -236,13 +319,19 @@ def permute(input, *dims):
     return input._as_view([input._shape[d] for d in dims], [input._stride[d] for d in dims], input._offset)
 
 
-@register("movedim", aliases=("moveaxis",), kind="view")
+@register("movedim", aliases=("moveaxis",), method=False, kind="view")
 def movedim(input, source, destination):
-    """`torch.movedim(input, source, destination)`: move dims (int or sequence) to new positions."""
-    if isinstance(source, int) != isinstance(destination, int):
+    """`torch.movedim(input, source, destination)` (also `moveaxis`): move dims (int or sequence) to new
+    positions."""
+    return _movedim(input, source, destination, "movedim", "Tensor, ")
+
+
+def _movedim(input, source, destination, name="movedim", lead=""):
+    if isinstance(source, (tuple, list)) != isinstance(destination, (tuple, list)) or not all(
+            isinstance(v, (int, tuple, list)) for v in (source, destination)):
         kinds = ", ".join("int" if isinstance(v, int) else type(v).__name__ for v in (source, destination))
-        raise TypeError(f"movedim() received an invalid combination of arguments - got ({kinds}), but expected "
-                        "one of:\n * (int source, int destination)\n * (tuple of ints source, tuple of ints "
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({lead}{kinds}), but expected "
+                        "one of:\n * (tuple of ints source, tuple of ints destination)\n * (int source, int "
                         "destination)")
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
@@ -264,13 +353,29 @@ def movedim(input, source, destination):
         order[d] = s
     rest = iter(d for d in range(nd) if d not in src)
     order = [o if o is not None else next(rest) for o in order]
-    return permute(input, order)
+    return _permute(input, order)
+
+
+def _movedim_method(name):
+    def m(self, source, destination):
+        return _movedim(self, source, destination, name)
+    m.__name__ = m.__qualname__ = name
+    m.__doc__ = f"`Tensor.{name}(source, destination)`: see `torch.movedim`."
+    return m
+
+
+Tensor.movedim = _movedim_method("movedim")
+Tensor.moveaxis = _movedim_method("moveaxis")
 
 
 @register("expand", function=False, kind="view")
-def expand(self, *sizes):
+def expand(self, *sizes, size=None, implicit=False):
     """`Tensor.expand(*sizes)`: a view broadcasting size-1 dims (stride 0); -1 keeps a dim."""
-    sizes = shape_arg(sizes, "expand")
+    if size is not None:
+        if sizes:
+            raise TypeError("expand() got multiple values for argument 'size'")
+        sizes = (size,)
+    sizes = shape_arg(sizes, "expand", unpack=True)
     nd = self.ndim
     if len(sizes) < nd:
         raise RuntimeError(f"expand({self.type()}{{{list(self._shape)}}}, size={list(sizes)}): the number of sizes "
@@ -310,16 +415,47 @@ def expand_as(self, other):
 @register("broadcast_to", kind="view")
 def broadcast_to(input, size):
     """`torch.broadcast_to(input, size)` -> `input.expand(size)`."""
-    return expand(input, tuple(size))
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"broadcast_to(): argument 'size' (position 2) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return expand(input, tuple(shape_arg((size,), "broadcast_to", "size", 2)))
 
 
-@register("squeeze", inplace=lambda self, dim=None: _inplace_geometry(self, squeeze(self, dim)), kind="view")
-def squeeze(input, dim=None):
+def _tname(v):
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def _combo(name, args, m):
+    """The argument parser's error for argument types no overload accepts (the function form lists input)."""
+    got = ", ".join(["Tensor"] * (not m) + [_tname(a) for a in args])
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:")
+
+
+def _methods(fn, *names, inplace=None):
+    """Install `Tensor.<name>` for each name as `fn(self, ..., _m=True)`: the method form of an op whose argument
+    errors count positions without self (registered with method=False)."""
+    for n in names:
+        def m(self, *args, _n=n, **kw):
+            return fn(self, *args, _m=True, **kw)
+        m.__name__ = m.__qualname__ = n
+        m.__doc__ = f"`Tensor.{n}`: see `torch.{fn.__name__}`."
+        setattr(Tensor, n, m)
+
+
+def _squeeze_(self, dim=None):
+    return _inplace_geometry(self, squeeze(self, dim, _m=True))
+
+
+@register("squeeze", method=False, inplace=_squeeze_, kind="view")
+def squeeze(input, dim=None, *, _m=False):
     """`torch.squeeze(input, dim=None)`: drop size-1 dims (all, one, or a tuple); others are kept silently."""
     nd = input.ndim
     if dim is None:
         dims = {i for i, s in enumerate(input._shape) if s == 1}
     else:
+        if not isinstance(dim, (int, tuple, list)) or isinstance(dim, bool) or (
+                not isinstance(dim, int) and not all(isinstance(d, int) for d in dim)):
+            _combo("squeeze", (dim,), _m)
         wrapped = [_wrap_dim(d, nd) for d in ((dim,) if isinstance(dim, int) else dim)]
         for i, d in enumerate(wrapped):
             if d in wrapped[:i]:
@@ -329,20 +465,31 @@ def squeeze(input, dim=None):
     return input._as_view([input._shape[i] for i in keep], [input._stride[i] for i in keep], input._offset)
 
 
-@register("unsqueeze", inplace=lambda self, dim: _inplace_geometry(self, unsqueeze(self, dim)), kind="view")
-def unsqueeze(input, dim):
+def _unsqueeze_(self, dim):
+    return _inplace_geometry(self, unsqueeze(self, dim, _m=True))
+
+
+@register("unsqueeze", method=False, inplace=_unsqueeze_, kind="view")
+def unsqueeze(input, dim, *, _m=False):
     """`torch.unsqueeze(input, dim)`: insert a size-1 dim at `dim` (in [-ndim-1, ndim])."""
     nd = input.ndim
-    d = _wrap_dim(dim, nd + 1)
+    d = _wrap_dim(_int(dim, "unsqueeze", "dim", 2 - _m), nd + 1)
     st = input._shape[d] * input._stride[d] if d < nd else 1
     shape = input._shape[:d] + (1,) + input._shape[d:]
     stride = input._stride[:d] + (st,) + input._stride[d:]
     return input._as_view(shape, stride, input._offset)
 
 
-@register("narrow", kind="view")
-def narrow(input, dim, start, length):
-    """`torch.narrow(input, dim, start, length)`: the view `input[..., start:start+length, ...]` along dim."""
+_MISSING = object()
+
+
+@register("narrow", method=False, kind="view")
+def narrow(input, dim, start, length=_MISSING, *, _m=False):
+    """`torch.narrow(input, dim, start, length)`: the view `input[..., start:start+length, ...]` along dim;
+    `start` may be a 0-dim integral tensor."""
+    args = (dim, start) if length is _MISSING else (dim, start, length)
+    if length is _MISSING or not all(isinstance(v, int) for v in (dim, length)) or not isinstance(start, (int, Tensor)):
+        _combo("narrow", args, _m)
     if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input.ndim)
@@ -364,15 +511,14 @@ def narrow(input, dim, start, length):
     return input._as_view(shape, input._stride, input._offset + start * input._stride[d])
 
 
-@register("select", kind="view")
-def select(input, dim, index):
+@register("select", method=False, kind="view")
+def select(input, dim, index, *, _m=False):
     """`torch.select(input, dim, index)`: the view with `dim` removed at position `index`."""
+    dim = _int(dim, "select", "dim", 2 - _m)
+    index = _int(index, "select", "index", 3 - _m)
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input.ndim)
-    index = index.__index__() if isinstance(index, Tensor) else index
-    if not isinstance(index, int):
-        raise TypeError(f"select(): argument 'index' (position 2) must be int, not {type(index).__name__}")
     size = input._shape[d]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input._shape)} at "
@@ -384,42 +530,47 @@ def select(input, dim, index):
     return input._as_view(shape, stride, input._offset + index * input._stride[d])
 
 
-@register("unbind", kind="view")
-def unbind(input, dim=0):
+@register("unbind", method=False, kind="view")
+def unbind(input, dim=0, *, _m=False):
     """`torch.unbind(input, dim=0)` -> tuple of views, one per index along dim."""
+    dim = _int(dim, "unbind", "dim", 2 - _m)
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(dim, input.ndim)
     return tuple(select(input, d, i) for i in range(input._shape[d]))
 
 
-@register("split", kind="view")
+@register("split", method=False, kind="view")
 def split(tensor, split_size_or_sections, dim=0):
-    """`torch.split(tensor, split_size_or_sections, dim=0)` -> tuple of views (the last may be smaller)."""
+    """`torch.split(tensor, split_size_or_sections, dim=0)` -> tuple of views (the last may be smaller);
+    `Tensor.split(split_size, dim=0)`."""
+    if not isinstance(split_size_or_sections, int) or isinstance(split_size_or_sections, bool):
+        return split_with_sizes(tensor, split_size_or_sections, dim)
+    dim = _int(dim, "split", "dim", 3)
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, tensor.ndim)
     size = tensor._shape[d]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step < 0:
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
-        if step == 0:
-            if size != 0:
-                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
-                                   f"{size}")
-            return (tensor._as_view(tensor._shape, tensor._stride, tensor._offset),)
-        sections = [min(step, size - s) for s in range(0, size, step)] or [0]
-    else:
-        sections = list(split_size_or_sections)
-        for s in sections:
-            if not isinstance(s, int):
-                raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, "
-                                f"but found element of type {type(s).__name__} at pos {sections.index(s)}")
-        if any(s < 0 for s in sections):
-            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
-                               f"split_sizes={sections}")
-        if sum(sections) != size:
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-                               f"size at dimension {d}), but got split_sizes={sections}")
+    step = split_size_or_sections
+    if step < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+    if step == 0:
+        if size != 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        return (tensor._as_view(tensor._shape, tensor._stride, tensor._offset),)
+    return _pieces(tensor, d, [min(step, size - s) for s in range(0, size, step)] or [0])
+
+
+def _split_method(self, split_size, dim=0):
+    return split(self, split_size, dim)
+
+
+_split_method.__name__ = _split_method.__qualname__ = "split"
+_split_method.__doc__ = "`Tensor.split(split_size, dim=0)`: see `torch.split`."
+Tensor.split = _split_method
+
+
+def _pieces(tensor, d, sections):
     out, start = [], 0
     for n in sections:
         out.append(narrow(tensor, d, start, n))
@@ -427,15 +578,32 @@ def split(tensor, split_size_or_sections, dim=0):
     return tuple(out)
 
 
-@register("split_with_sizes", kind="view")
-def split_with_sizes(input, split_sizes, dim=0):
-    """`torch.split_with_sizes(input, split_sizes, dim=0)`."""
-    return split(input, list(split_sizes), dim)
+@register("split_with_sizes", method=False, kind="view")
+def split_with_sizes(input, split_sizes, dim=0, *, _m=False):
+    """`torch.split_with_sizes(input, split_sizes, dim=0)`: views of the given sizes (summing to the dim)."""
+    if not isinstance(split_sizes, (tuple, list)):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position {2 - _m}) must be tuple of ints, not "
+                        f"{type(split_sizes).__name__}")
+    sections = list(shape_arg((split_sizes,), "split_with_sizes", "split_sizes", 2 - _m))
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, input.ndim)
+    size = input._shape[d]
+    if any(s < 0 for s in sections):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                           f"split_sizes={sections}")
+    if sum(sections) != size:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
+                           f"dimension {d}), but got split_sizes={sections}")
+    return _pieces(input, d, sections)
 
 
-@register("chunk", kind="view")
-def chunk(input, chunks, dim=0):
+@register("chunk", method=False, kind="view")
+def chunk(input, chunks, dim=0, *, _m=False):
     """`torch.chunk(input, chunks, dim=0)`: up to `chunks` views of size ceil(n / chunks)."""
+    chunks = _int(chunks, "chunk", "chunks", 2 - _m)
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap_dim(dim, input.ndim)
@@ -446,46 +614,65 @@ def chunk(input, chunks, dim=0):
     return split(input, step, d)
 
 
-@register("tensor_split", kind="view")
-def tensor_split(input, indices_or_sections, dim=0):
-    """`torch.tensor_split(input, indices_or_sections, dim=0)`: numpy.array_split semantics, as views."""
+@register("tensor_split", method=False, kind="view")
+def tensor_split(input, indices_or_sections=_MISSING, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None, _m=False):
+    """`torch.tensor_split(input, indices_or_sections, dim=0)` (or `sections=`, `indices=`,
+    `tensor_indices_or_sections=`): numpy.array_split semantics, as views. Indices are slice bounds (negative
+    ones count from the end). A tensor of indices is read on the host (it sets the output shapes)."""
+    for v in (sections, indices, tensor_indices_or_sections):
+        if v is not None:
+            indices_or_sections = v
+    if indices_or_sections is _MISSING:
+        _combo("tensor_split", (), _m)
+    ios = indices_or_sections
+    if not isinstance(ios, (int, tuple, list, Tensor)) or isinstance(ios, bool):
+        _combo("tensor_split", (ios,), _m)
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap_dim(dim, input.ndim)
     size = input._shape[d]
-    if isinstance(indices_or_sections, Tensor):
-        t = indices_or_sections
-        if t._dtype.name != "int64":
+    if isinstance(ios, Tensor):
+        if ios._dtype.name != "int64":
             from .._promotion import short_name
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
-                               f"{short_name(t._dtype)}")
-        if t.ndim > 1:
+                               f"{short_name(ios._dtype)}")
+        if ios.ndim > 1:
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
-                               f"one-dimensional tensor, but got a tensor with {t.ndim} dims")
-        indices_or_sections = t.tolist()
-    elif not isinstance(indices_or_sections, (int, tuple, list)):
-        raise TypeError(f"tensor_split() received an invalid combination of arguments - got "
-                        f"({type(indices_or_sections).__name__}), but expected one of:\n"
-                        " * (tuple of ints indices, int dim = 0)\n * (Tensor tensor_indices_or_sections, int dim = 0)"
-                        "\n * (int sections, int dim = 0)")
-    if isinstance(indices_or_sections, int):
-        n = indices_or_sections
-        if n <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
-        q, r = divmod(size, n)
-        bounds = [0]
-        for i in range(n):
-            bounds.append(bounds[-1] + q + (1 if i < r else 0))
-    else:
-        bounds = [0] + [min(max(int(i), 0), size) for i in indices_or_sections] + [size]
-    out = []
-    for a, b in zip(bounds, bounds[1:]):
-        a = min(a, size)
+                               f"one-dimensional tensor, but got a tensor with {ios.ndim} dims")
+        ios = ios.item() if ios.ndim == 0 else [int(i) for i in ios.tolist()]
+    if isinstance(ios, int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        q, r = divmod(size, ios)
+        return _pieces(input, d, [q + (1 if i < r else 0) for i in range(ios)])
+    bounds = list(shape_arg((ios,), "tensor_split", "indices", 2 - _m))
+
+    def clamp(i):
+        return min(max(i + size if i < 0 else i, 0), size)
+
+    out, prev = [], 0
+    for i in bounds + [size]:
+        a, b = clamp(prev), clamp(i)
         out.append(narrow(input, d, a, max(b - a, 0)))
+        prev = i
     return tuple(out)
 
 
-@register("diagonal", kind="view")
-def diagonal(input, offset=0, dim1=0, dim2=1):
+_methods(squeeze, "squeeze")
+_methods(unsqueeze, "unsqueeze")
+_methods(narrow, "narrow")
+_methods(select, "select")
+_methods(unbind, "unbind")
+_methods(split_with_sizes, "split_with_sizes")
+_methods(chunk, "chunk")
+_methods(tensor_split, "tensor_split")
+
+
+@register("diagonal", method=False, kind="view")
+def diagonal(input, offset=0, dim1=0, dim2=1, *, _m=False):
     """`torch.diagonal(input, offset=0, dim1=0, dim2=1)`: a view of the diagonal, appended as the last dim."""
+    offset = _int(offset, "diagonal", "offset", 2 - _m)
     nd = input.ndim
     a, b = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
     if a == b:
@@ -503,9 +690,14 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return input._as_view(shape, stride, start)
 
 
+_methods(diagonal, "diagonal")
+
+
 @register("unfold", function=False, kind="view")
 def unfold(self, dimension, size, step):
     """`Tensor.unfold(dimension, size, step)`: a view of all windows of `size` along dim, stride `step`."""
+    dimension, size, step = (_int(v, "unfold", n, k + 1) for k, (v, n) in
+                             enumerate(((dimension, "dimension"), (size, "size"), (step, "step"))))
     nd = self.ndim
     d = _wrap_dim(dimension, nd) if nd else 0 * _wrap_dim(dimension, 0)
     cur = self._shape[d] if nd else 1
@@ -532,15 +724,15 @@ def _check_as_strided(self, size, stride, offset):
                            f"{list(stride)}")
     if any(n < 0 for n in size):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
-    if V.numel(size) == 0:
-        return
     need = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
     have = self._storage.numel
-    if need > have:
+    if V.numel(size) and need > have:  # PyTorch: an empty geometry fits any storage
         isz = self._dtype.itemsize
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
                            f"itemsize {isz} requiring a storage size of {need * isz} are out of bounds for storage "
                            f"of size {have * isz}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
 
 
 @register("as_strided", inplace=lambda self, size, stride, storage_offset=None: _inplace_geometry(
@@ -549,8 +741,9 @@ def as_strided(input, size, stride, storage_offset=None):
     """`torch.as_strided(input, size, stride, storage_offset=None)`: any geometry over input's storage.
 
     Reads of irregular layouts use a gather; writes through self-overlapping layouts keep one of the values."""
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
-    offset = input._offset if storage_offset is None else int(storage_offset)
+    size = shape_arg((size,), "as_strided", "size", unpack=True)
+    stride = shape_arg((stride,), "as_strided", "stride", unpack=True)
+    offset = input._offset if storage_offset is None else _int(storage_offset, "as_strided", "storage_offset", 4)
     _check_as_strided(input, size, stride, offset)
     return input._as_view(size, stride, offset)
 

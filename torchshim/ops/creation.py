@@ -100,9 +100,10 @@ def _is_int(v):
 
 
 def _number(fname, argname, pos, v):
-    """A Scalar argument (Python/numpy number or 0-dim tensor), PyTorch's TypeError otherwise. numpy scalars
-    become Python numbers as PyTorch reads them (numpy bool and complex as floats)."""
-    if isinstance(v, Tensor) and v.ndim == 0:
+    """A Scalar argument (Python/numpy number, or 0-dim tensor that does not require grad), PyTorch's
+    TypeError otherwise. numpy scalars become Python numbers as PyTorch reads them (numpy bool and complex as
+    floats)."""
+    if isinstance(v, Tensor) and v.ndim == 0 and not v.requires_grad:
         return v
     if isinstance(v, np.generic) and isinstance(v, (np.number, np.bool_)):
         return int(v) if isinstance(v, np.integer) else float(v.real)
@@ -210,18 +211,8 @@ def _fill(shape, stride, value, d, dev, requires_grad):
 
 
 def _factory(name, value):
-    def f(
-        *size,
-        out=None,
-        dtype=None,
-        layout=None,
-        device=None,
-        requires_grad=False,
-        pin_memory=False,
-        memory_format=None,
-        names=None,
-        **kw,
-    ):
+    def f(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None, names=None, **kw):
         shape = _check_sizes(name, _size_args(name, size, kw.pop("size", None)))
         if kw:
             raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
@@ -268,18 +259,8 @@ def _fill_dtype(v):
 
 
 @register("full", method=False, kind="creation")
-def full(
-    size,
-    fill_value,
-    *,
-    out=None,
-    dtype=None,
-    layout=None,
-    device=None,
-    requires_grad=False,
-    pin_memory=False,
-    names=None,
-):
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, names=None):
     """`torch.full(size, fill_value, *, out=None, dtype=None, ...)`: dtype inferred from fill_value (bool,
     int64, default float or complex); the value is converted with PyTorch's overflow check."""
     shape = _check_sizes("full", _int_list("full", "size", 1, size))
@@ -297,9 +278,8 @@ def full(
 
 
 @register("empty_strided", method=False, kind="creation")
-def empty_strided(
-    size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
-):
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
     """`torch.empty_strided(size, stride, ...)`: zero-filled storage viewed with the given strides."""
     size = _int_list("empty_strided", "size", 1, size)
     stride = _int_list("empty_strided", "stride", 2, stride)
@@ -331,16 +311,8 @@ def _like_args(name, input, memory_format):
 
 
 def _like(name, value):
-    def f(
-        input,
-        *,
-        dtype=None,
-        layout=None,
-        device=None,
-        requires_grad=False,
-        memory_format=None,
-        pin_memory=False,
-    ):
+    def f(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+          pin_memory=False):
         stride = _like_args(name, input, memory_format)
         dev = Dev.canonical(device if device is not None else input.device)
         return _fill(input._shape, stride, value, dtype or input._dtype, dev, requires_grad)
@@ -359,17 +331,8 @@ register("empty_like", method=False, kind="creation")(_like("empty_like", 0))
 
 
 @register("full_like", method=False, kind="creation")
-def full_like(
-    input,
-    fill_value,
-    *,
-    dtype=None,
-    layout=None,
-    device=None,
-    requires_grad=False,
-    memory_format=None,
-    pin_memory=False,
-):
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None, pin_memory=False):
     """`torch.full_like(input, fill_value, *, dtype=None, ...)`: shape, dtype, device and strides of input."""
     stride = _like_args("full_like", input, memory_format)
     v = _number("full_like", "fill_value", 2, fill_value)
@@ -398,9 +361,8 @@ register("new_empty", function=False, kind="creation")(_new("new_empty", 0))
 
 
 @register("new_full", function=False, kind="creation")
-def new_full(
-    self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
-):
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False):
     """`Tensor.new_full(size, fill_value, *, dtype=None, device=None, requires_grad=False)`."""
     shape = _check_sizes("new_full", _int_list("new_full", "size", 1, size))
     v = _number("new_full", "fill_value", 2, fill_value)
@@ -446,31 +408,28 @@ def eye(n, m=_NO, *, out=None, dtype=None, layout=None, device=None, requires_gr
 
 @register("complex", method=False, kind="creation")
 def complex_(real, imag, *, out=None):
-    """`torch.complex(real, imag, *, out=None)`: float32 -> complex64, float64 -> complex128, broadcasting.
-    Difference: float16 inputs give complex64 (torchshim has no complex32)."""
+    """`torch.complex(real, imag, *, out=None)`: float32 -> complex64, float64 -> complex128, broadcasting;
+    the result is laid out like PyTorch's TensorIterator output. Difference: float16 inputs give complex64
+    (torchshim has no complex32)."""
     for i, (name, x) in enumerate((("real", real), ("imag", imag))):
         if not isinstance(x, Tensor):
             raise TypeError(f"complex(): argument '{name}' (position {i + 1}) must be Tensor, not {_tp(x)}")
+    floats = (D.float32, D.float64, D.float16)
+    if real._dtype not in floats or imag._dtype not in floats:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{short_name(real._dtype)} and {short_name(imag._dtype)}")
     if real._dtype is not imag._dtype:
-        raise RuntimeError(
-            f"Expected object of scalar type {short_name(real._dtype)} but got scalar type "
-            f"{short_name(imag._dtype)} for second argument"
-        )
-    if real._dtype not in (D.float32, D.float64, D.float16):
-        raise RuntimeError(
-            f"Expected both inputs to be Half, Float or Double tensors but got "
-            f"{short_name(real._dtype)} and {short_name(imag._dtype)}"
-        )
+        raise RuntimeError(f"Expected object of scalar type {short_name(real._dtype)} but got scalar type "
+                           f"{short_name(imag._dtype)} for second argument")
     d = D.complex128 if real._dtype is D.float64 else D.complex64
-    if out is not None and isinstance(out, Tensor) and out._dtype is not d:
-        raise RuntimeError(
-            f"Expected object of scalar type {short_name(d)} but got scalar type "
-            f"{short_name(out._dtype)} for argument 'out'"
-        )
+    if isinstance(out, Tensor) and out._dtype is not d:
+        raise RuntimeError(f"Expected object of scalar type {short_name(d)} but got scalar type "
+                           f"{short_name(out._dtype)} for argument 'out'")
     shape = _broadcast((real._shape, imag._shape))
-    r = jnp.broadcast_to(real._value.astype(d.to_real().np), shape)
-    out_arr = jax.lax.complex(r, jnp.broadcast_to(imag._value.astype(d.to_real().np), shape))
-    t = P.fresh(out_arr, d, P.check_devices((real, imag)))
+    rt = d.to_real().np
+    arr = jax.lax.complex(jnp.broadcast_to(real._value.astype(rt), shape),
+                          jnp.broadcast_to(imag._value.astype(rt), shape))
+    t = finish(arr, d, P.check_devices((real, imag)), stride=_iter_strides(shape, (real, imag)))
     return t if out is None else write_out(out, t)
 
 
@@ -480,6 +439,45 @@ def _broadcast(shapes):
     except ValueError:
         P.broadcast_error(shapes)
         raise
+
+
+def _iter_strides(shape, inputs):
+    """The strides PyTorch's TensorIterator gives an elementwise output: the inputs' strides when they all
+    have `shape` and one dense layout, else dense strides in the memory order of the (broadcast) inputs."""
+    if all(t._shape == shape for t in inputs) and len({t._stride for t in inputs}) == 1 \
+            and dense_order(shape, inputs[0]._stride) is not None:
+        return inputs[0]._stride
+    nd = len(shape)
+    ops = []
+    for t in inputs:
+        pad = nd - len(t._shape)
+        ops.append([0] * pad + [0 if n == 1 and shape[pad + i] != 1 else st
+                                for i, (n, st) in enumerate(zip(t._shape, t._stride))])
+
+    def should_swap(d0, d1):
+        for st in ops:
+            if st[d0] == 0 or st[d1] == 0:
+                continue
+            if st[d0] != st[d1]:
+                return -1 if st[d0] < st[d1] else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out, cur = [0] * nd, 1
+    for dim in perm:
+        out[dim] = cur
+        cur *= shape[dim]
+    return tuple(out)
 
 
 from .tensor_data import infer_dtype, tensor  # noqa: E402,F401  (registered there; re-exported)

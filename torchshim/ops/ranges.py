@@ -30,9 +30,10 @@ def _combo(fname, args, kwargs=()):
 
 
 def _is_scalar(v):
-    return (
-        isinstance(v, numbers.Number) and not isinstance(v, Tensor) or isinstance(v, Tensor) and v.ndim == 0
-    )
+    """A Scalar argument: a number, or a 0-dim tensor that does not require grad."""
+    if isinstance(v, Tensor):
+        return v.ndim == 0 and not v.requires_grad
+    return isinstance(v, numbers.Number)
 
 
 def _py(v, fname):
@@ -100,10 +101,13 @@ def _cdiv(a, b):
 
 
 def _range_args(fname, args, single=False):
-    for v in args:
+    """The Scalar arguments as Python numbers. PyTorch's parser errors: per argument for one-signature calls
+    (`range`, `arange(end)`), else 'invalid combination'."""
+    for i, v in enumerate(args):
         if not _is_scalar(v):
-            if single:
-                raise TypeError(f"{fname}(): argument 'end' (position 1) must be Number, not {_tp(v)}")
+            if single or fname == "range":
+                name, pos = ("end", 1) if single else (("start", "end", "step")[i], i + 1)
+                raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Number, not {_tp(v)}")
             _combo(fname, args)
     return [_py(v, fname) for v in args]
 

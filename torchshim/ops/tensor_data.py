@@ -23,6 +23,7 @@ _COPY_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
     "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor)."
 )
+_PLAIN = {bool, int, float, complex}
 _NP_OK = (
     "float64",
     "float32",
@@ -102,6 +103,11 @@ def infer_dtype(data):
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{_tp(data)}'")
     if _is_seq(data):
+        if isinstance(data, (list, tuple)):
+            kinds = set(map(type, data))
+            if kinds and kinds <= _PLAIN:  # fast path: a sequence of Python numbers
+                return default_complex() if complex in kinds else D.get_default_dtype() if float in kinds \
+                    else D.int64 if int in kinds else D.bool_
         out = None
         for v in data:
             out = infer_dtype(v) if out is None else promote_types(out, infer_dtype(v))
@@ -176,7 +182,8 @@ def _int(v, d):
 def _leaves_array(leaves, d):
     """The leaves (Python/numpy numbers, one-element tensors) as a numpy array of `d`, converted like
     PyTorch's store_scalar (checked for integer dtypes, unchecked for floating ones)."""
-    plain = all(type(v) in (bool, int, float) for v in leaves)
+    kinds = set(map(type, leaves))
+    plain = kinds <= {bool, int, float}
     with np.errstate(over="ignore", invalid="ignore"):
         if d.is_floating_point:
             return np.array(leaves if plain else [_real(v) for v in leaves], np.float64).astype(d.np)
@@ -190,7 +197,7 @@ def _leaves_array(leaves, d):
             ],
             np.bool_,
         )
-    ints = leaves if plain and not any(type(v) is float for v in leaves) else [_int(v, d) for v in leaves]
+    ints = leaves if plain and float not in kinds else [_int(v, d) for v in leaves]
     if not ints:
         return np.zeros(0, d.np)
     lo, hi = min(ints), max(ints)
@@ -240,7 +247,8 @@ def _data_array(data, dtype, alias=False):
     d = dtype if dtype is not None else infer_dtype(data)
     leaves = []
     _flatten(data, sizes, 0, leaves)
-    if any(isinstance(v, Tensor) and isinstance(v._value, jax.core.Tracer) for v in leaves):
+    if any(issubclass(k, Tensor) for k in set(map(type, leaves))) and \
+            any(isinstance(v, Tensor) and isinstance(v._value, jax.core.Tracer) for v in leaves):
         return _traced_leaves(leaves, d).reshape(sizes), d, None
     return _leaves_array(leaves, d).reshape(sizes), d, None
 

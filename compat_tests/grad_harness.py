@@ -284,4 +284,9 @@ def record_grad_cases(records):
             if which == "last" and len(cases) == 1:
                 continue
             out.append(c)
+    seen = {}
+    for c in out:  # several records of one op can give the same id
+        seen[c.id] = seen.get(c.id, 0) + 1
+        if seen[c.id] > 1:
+            c.id = f"{c.id}#{seen[c.id]}"
     return out

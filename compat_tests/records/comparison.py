@@ -18,7 +18,8 @@ SPREAD = ("float32", "int64", "uint8", "int8", "bool", "float16", "bfloat16", "c
 NONINT = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128")
 BITS = {"int64": 64, "int32": 32, "int16": 16, "int8": 8, "uint8": 8}
 WIDE = {"int64": (-2 ** 62, 2 ** 62), "int32": (-2 ** 31, 2 ** 31 - 1), "int16": (-2 ** 15, 2 ** 15 - 1),
-        "int8": (-128, 127), "uint8": (0, 255), "bool": (0, 1)}
+        "int8": (-128, 127), "uint8": (0, 255), "bool": (0, 1), "uint16": (0, 2 ** 16 - 1),
+        "uint32": (0, 2 ** 32 - 1), "uint64": (0, 2 ** 62)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -264,6 +265,8 @@ RECORDS += [
     _gap("lt", _HALF_COMPLEX, lambda T: T.tensor([0.1, 0.5], dtype=T.float16) < T.tensor(0.1 + 0j)),
     _gap("ge", _HALF_COMPLEX, lambda T: T.tensor([0.1, 0.5], dtype=T.float16) >= 1j),
     _gap("logical_and", _HALF_COMPLEX, lambda T: T.logical_and(T.tensor([0.1, 0.0], dtype=T.float16), T.tensor(1j))),
+    _gap("eq", _HALF_COMPLEX.replace("float16", "float8").replace("to complex32 (ComplexHalf)", "to an error"),
+         lambda T: T.tensor([0.5, 1.0], dtype=T.float8_e4m3fn) == 1j),
     _gap("logical_xor", _HALF_COMPLEX, lambda T: T.logical_xor(T.tensor([0.1, 0.0], dtype=T.float16), T.tensor(1j))),
 ]
 
@@ -621,3 +624,85 @@ RECORDS += _calls("equal", [
     lambda T, a, b: T.equal(a, None),
     lambda T, a, b: a.equal([1.0]),
 ], (V((3, 4)), V((3, 4))))
+
+
+# ---- PyTorch's barebones unsigned types and float8: eq/ne/equal/isclose and bitwise and/or/xor only ----------
+EXOTIC = ("uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2")
+
+
+def _exotic(d):
+    yield (V((3, 4), d, 0, 3), V((3, 4), d, 0, 3)), {}
+    yield (V((3, 4), d, 0, 3), V((4,), d, 0, 3, noncontig=True)), {}
+    yield (V((3, 4), d, 0, 3), V((), d, 0, 3)), {}
+    for s in (2, 1.5, True, 2 ** 63, -1, 60000) + (() if d.startswith("float8") else (1j,)):
+        yield (V((3, 4), d, 0, 3), s), {}
+    for e in ("uint8", "int64", "bool", "float32", "float16", "uint16", "float8_e5m2"):
+        yield (V((3, 4), d, 0, 3), V((4,), e, 0, 3)), {}
+    yield (V((3, 4), d, 0, 3), V((), "int64")), {}
+    yield (V((3, 4), d, 0, 3), V((), "float64")), {}
+
+
+for _n in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_xor", "bitwise_and", "bitwise_or",
+           "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
+    RECORDS.append(OpRecord(_n, _exotic, EXOTIC, inplace=True, out=True))
+for _n in ("logical_not", "bitwise_not"):
+    RECORDS.append(OpRecord(_n, lambda d: [((V((3, 4), d, 0, 3),), {}), ((V((), d, 0, 3),), {})], EXOTIC,
+                            inplace=True, out=True))
+RECORDS += [
+    OpRecord("bitwise_not", lambda d: [((V((3, 4), d, 0, 3),), {})], EXOTIC, call=lambda T, a: ~a),
+    OpRecord("isclose", lambda d: [((Near((3, 4), d, 0, 100, grid=True), Near((3, 4), d, 0, 100, absn=2)), kw)
+                                   for kw in ({}, {"atol": 1, "rtol": 0}, {"rtol": 0, "atol": 0},
+                                              {"rtol": 0, "atol": 0, "equal_nan": True}, {"rtol": 0.5})],
+             EXOTIC),
+    OpRecord("allclose", lambda d: [((V((3, 4), d, 0, 3), V((3, 4), d, 0, 3)), {"rtol": 0, "atol": 0}),
+                                    ((V((3, 4), d, 0, 3), V((3, 4), d, 0, 3)), {})], EXOTIC),
+    OpRecord("equal", lambda d: [((Near((3, 4), d, 0, 3, grid=True), Near((3, 4), d, 0, 3, grid=True)), {}),
+                                 ((V((3, 4), d, 0, 3), V((3, 4), d, 0, 3)), {}),
+                                 ((V((3, 4), d, 0, 3), V((3, 4), "int64", 0, 3)), {})], EXOTIC),
+    OpRecord("equal", lambda d: [((V((3, 4), d, 0, 3),), {})], EXOTIC, call=lambda T, a: T.equal(a, a)),
+]
+RECORDS += _calls("eq", [
+    lambda T: T.tensor([1.0, float("nan"), 448.0]).to(T.float8_e4m3fn) != 448.0,
+    lambda T: T.tensor([1.0, float("nan"), float("inf")]).to(T.float8_e5m2) == float("inf"),
+    lambda T: T.tensor([1, 2, 60000]).to(T.uint16) == 60000,
+    lambda T: T.tensor([1, 2, 2 ** 40]).to(T.uint64) == 2 ** 40,
+    lambda T: T.tensor([1, 2, 3]).to(T.uint64) & (2 ** 63 + 1),
+], ())
+
+
+# ---- subnormals: PyTorch compares them exactly (XLA's CPU compares treat them as zero) ---------------------------
+def _subnormal(T, dt="float32"):
+    tiny = [1e-310, -1e-310, 0.0, -0.0, 5e-324, 2.2e-308] if dt == "float64" else [1e-40, -1e-40, 0.0, -0.0, 1e-45,
+                                                                                      1.2e-38]
+    return T.tensor(tiny + [float("nan")], dtype=getattr(T, dt))
+
+
+RECORDS += _calls("gt", [lambda T: (_subnormal(T) > 0, _subnormal(T) < 0, _subnormal(T) >= -0.0)], ())
+RECORDS += _calls("eq", [
+    lambda T: (_subnormal(T) == 0, _subnormal(T) != 0.0, _subnormal(T) == 1e-40, _subnormal(T) == _subnormal(T)),
+    lambda T: _subnormal(T) == _subnormal(T, "float64"),                     # widened exactly
+    lambda T: _subnormal(T).unsqueeze(1) == _subnormal(T, "float64")[0],     # narrowed exactly (0-dim float64)
+    lambda T: (_subnormal(T, "float64") == 0, _subnormal(T, "bfloat16") == 0, _subnormal(T, "float64") > 0),
+    lambda T: T.tensor([1e-40, 0.0]).to(T.complex64) == T.tensor([1e-40j, 0j], dtype=T.complex128),
+], ())
+RECORDS += _calls("lt", [lambda T: _subnormal(T).unsqueeze(1) < _subnormal(T)], ())
+RECORDS += _calls("logical_not", [lambda T: (T.logical_not(_subnormal(T)), T.logical_not(_subnormal(T, "float64")))],
+                  ())
+RECORDS += _calls("logical_or", [lambda T: T.logical_or(_subnormal(T), T.zeros(7, dtype=T.float64))], ())
+RECORDS += _calls("equal", [lambda T: (T.equal(_subnormal(T)[:4], T.zeros(4)),
+                                       T.equal(_subnormal(T)[:4], _subnormal(T, "float64")[:4]))], ())
+RECORDS += _calls("isclose", [lambda T: T.isclose(_subnormal(T), T.zeros(7), rtol=0, atol=0)], ())
+
+
+# ---- autograd leaves and aliasing outputs ------------------------------------------------------------------------
+RECORDS += _calls("eq", [
+    lambda T, a, b: (a == b, a < 0, T.logical_and(a, b), T.isclose(a, b)),
+    lambda T, a, b: a.eq_(b),                                # in-place on a leaf that requires grad
+    lambda T, a, b: (lambda x, y: (T.lt(x, y, out=x), x))(a.detach().clone(), b.detach()),
+    lambda T, a, b: (lambda x: (T.logical_xor(x, 1 - x, out=x), x))(a.detach().clone()),
+], (Arg((4,), requires_grad=True), Arg((4,), requires_grad=True)))
+RECORDS += _calls("bitwise_and", [
+    lambda T, a, b: (lambda x: (T.bitwise_and(x, x.flip(0), out=x), x))(a.long()),
+    lambda T, a, b: (lambda x: (T.bitwise_left_shift(x[:2], x[2:], out=x[2:]), x))(b.long()),
+], (V((4,), "float32", 0, 4), V((4,), "float32", 0, 4)))
+RECORDS += _calls("isclose", [lambda T, a, b: T.isclose(a, b, out=a)], (V((4,)), V((4,))))

@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from harness import Arg, Idx, OpRecord
+from harness import Arg, Idx, OpRecord, check
 
 F = ("float32",)
 FI = ("float32", "int64")
@@ -16,12 +16,34 @@ VD = ("float32", "int64", "bool", "complex64")
 
 
 class ViewRecord(OpRecord):
-    """An OpRecord whose cases also compare strides."""
+    """An OpRecord whose cases also compare strides. `gap(reason, ...)` marks records of a known torchshim gap."""
 
     def cases(self):
         for c in super().cases():
             c.check_stride = True
+            if getattr(self, "gap", None):
+                c.fn = _gap_fn(c.fn, c.specs, self.gap)
             yield c
+
+
+def gap(reason, *records):
+    """Records of a known torchshim gap in a file these records don't own: their cases xfail with `reason` while
+    torchshim differs from PyTorch, and fail ("gap fixed") once it matches, like a strict xfail."""
+    for r in records:
+        r.gap = reason
+    return list(records)
+
+
+def _gap_fn(fn, specs, reason):
+    def f(T, *xs):
+        if T.__name__ != "torchshim":
+            return fn(T, *xs)
+        try:
+            check(fn, specs, check_stride=True)
+        except AssertionError:
+            pytest.xfail(reason)
+        raise AssertionError(f"known gap is fixed, remove its gap() marker: {reason}")
+    return f
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +125,19 @@ def aliased(reason, call):
         if any(v.untyped_storage() != x.untyped_storage() for v in _views(out)):
             pytest.xfail(reason)
         return out
+    return f
+
+
+def untraceable(call):
+    """`call`, for cases whose tensor arguments set a view's geometry: under jax tracing torchshim raises a
+    clear error ("... can't be read under jax tracing"), which is a known limit, so the case xfails there."""
+    def f(T, *a, **kw):
+        try:
+            return call(T, *a, **kw)
+        except RuntimeError as e:
+            if "under jax tracing" in str(e):
+                pytest.xfail(str(e))
+            raise
     return f
 
 
@@ -295,13 +330,17 @@ RECORDS += [
     *_alias("type_as", _m("type_as"), _s(((A((3, 4)), A((2,))), {}), ((A((3, 4), noncontig=True), A((2,))), {}),
                                          ((A((3, 4)), A((2,), "float64")), {}))),
     ViewRecord("complex", lambda d: [((A((3, 4), d), A((3, 4), d)), {}), ((A((3, 4), d), A((4,), d)), {}),
-                                     ((A((), d), A((2, 3), d, noncontig=True)), {}), ((A((0, 3), d), A((3,), d)), {})],
+                                     ((A((0, 3), d), A((3,), d)), {}), ((A((2, 3), d), A((2, 3), d, noncontig=True)), {})],
                ("float32", "float64"), method=False, out=True),
-    ViewRecord("complex", _s(((A((3,), "float16"), A((3,), "float16")), {})), F, method=False),
+    ViewRecord("complex", _s(((A(()), A((2, 3), noncontig=True)), {}), ((A((3, 2), noncontig=True), A((2,))), {})),
+               ("float32", "float64"), method=False),
+    *gap("torchshim has no complex32 (ComplexHalf): complex(float16, float16) gives complex64",
+         ViewRecord("complex", _s(((A((3,), "float16"), A((3,), "float16")), {})), F, method=False)),
+    ViewRecord("complex", _s(((A((3,), "int64"), A((3,))), {}), ((A((3,)), A((3,), "int32")), {})), F, method=False),
     ViewRecord("complex", _s(((A((3,), "int64"), A((3,), "int64")), {}), ((A((3,)), A((3,), "float64")), {}),
                              ((A((3,), "bfloat16"), A((3,), "bfloat16")), {}), ((A((3,), "bool"), A((3,), "bool")), {}),
                              ((A((3,), "complex64"), A((3,), "complex64")), {}), ((A((3,)), A((4,))), {}),
-                             ((A((3,), "int64"), A((3,))), {})), F, method=False),
+                             ((A((3,), "float64"), A((3,))), {})), F, method=False),
     ViewRecord("complex", _s(((A((3,)), A((3,))), {})), F, method=False,
                call=lambda T, a, b: T.complex(a, b, out=T.empty(0, dtype=T.complex128))),
     ViewRecord("complex", _s(((A((3,)), A((3,))), {})), F, method=False,
@@ -437,8 +476,9 @@ RECORDS += [
     ViewRecord("narrow", _s(((X, 0, 1, 2), {}), ((X, 0, 3, 0), {}), ((X, 0, -3, 1), {}), ((X, 0, 0, -1), {}),
                             ((X, 3, 0, 1), {}), ((X, -4, 0, 1), {}), ((A(()), 0, 0, 1), {}), ((X, 2, 2, 3), {}),
                             ((X, 1, -4, 1), {}), ((X, 0, 1.0, 1), {}), ((X, 0, Idx((), 1)), {})), F),
-    ViewRecord("narrow", _s(((X,), {})), F, call=lambda T, x: x.narrow(1, T.tensor(1), 2)),
-    ViewRecord("narrow", _s(((X,), {})), F, call=lambda T, x: T.narrow(x, dim=2, start=T.tensor(-2), length=2)),
+    ViewRecord("narrow", _s(((X,), {})), F, call=untraceable(lambda T, x: x.narrow(1, T.tensor(1), 2))),
+    ViewRecord("narrow", _s(((X,), {})), F,
+               call=untraceable(lambda T, x: T.narrow(x, dim=2, start=T.tensor(-2), length=2))),
     ViewRecord("narrow", _s(((X,), {})), F, call=lambda T, x: x.narrow(0, T.tensor(0.0), 1)),
     ViewRecord("narrow", _s(((X,), {})), F, call=lambda T, x: x.narrow(0, T.tensor([0]), 1)),
     *_alias("narrow", _f("narrow"), _s(((X, 2, 1, 2), {}), ((A((4, 6), noncontig=True), 1, 2, 3), {}),
@@ -450,7 +490,7 @@ RECORDS += [
     ], VD),
     ViewRecord("select", _s(((X, 1, 3), {}), ((X, 1, -4), {}), ((X, 3, 0), {}), ((X, -4, 0), {}), ((A(()), 0, 0), {}),
                             ((A((0, 2)), 0, 0), {}), ((X, 0, 1.0), {})), F),
-    ViewRecord("select", _s(((X,), {})), F, call=lambda T, x: (x.select(1, T.tensor(2)), T.select(x, dim=-1, index=0))),
+    ViewRecord("select", _s(((X,), {})), F, call=untraceable(lambda T, x: (x.select(1, T.tensor(2)), T.select(x, dim=-1, index=0)))),
     *_alias("select", _f("select"), _s(((X, 1, 2), {}), ((A((4, 6), noncontig=True), 1, -1), {}), ((A((3,)), 0, 1), {}))),
     ViewRecord("unbind", lambda d: [((A((2, 3, 4), d),), {}), ((A((2, 3, 4), d), 1), {}), ((A((2, 3, 4), d), -1), {}),
                                     ((A((3,), d),), {}), ((A((0, 3), d),), {}), ((A((0, 3), d), 1), {}),
@@ -502,8 +542,9 @@ RECORDS += [
                                   ((P, Idx((1, 1), 3)), {}), ((P, Arg((1,))), {}), ((P, Idx((1,), 3, dtype="int32")), {}),
                                   ((P, 2.0), {}), ((P, Idx((), 1, 0)), {})), F),
     ViewRecord("tensor_split", _s(((P,), {})), F, call=lambda T, x: (T.tensor_split(x, sections=2, dim=1),
-                                                                      x.tensor_split(indices=[1, 2]),
-                                                                      x.tensor_split(tensor_indices_or_sections=T.tensor(3)))),
+                                                                      x.tensor_split(indices=[1, 2]))),
+    ViewRecord("tensor_split", _s(((P,), {})), F,
+               call=untraceable(lambda T, x: x.tensor_split(tensor_indices_or_sections=T.tensor(3)))),
     *_alias("tensor_split", _f("tensor_split"), _s(((P, 3), {}), ((A((4, 6), noncontig=True), [1, 3], 1), {}))),
 ]
 
@@ -545,7 +586,7 @@ RECORDS += [
     ViewRecord("as_strided", _s(((A((4, 5)),), {})), F, call=lambda T, x: x[1:, 1:].as_strided((2, 2), (2, 1))),
     ViewRecord("as_strided", _s(((A((4, 5)),), {})), F, call=lambda T, x: x[1:].t().as_strided((2, 2), (1, 5), 0)),
     ViewRecord("as_strided", _s(((A((4, 5)),), {})), F,
-               call=lambda T, x: T.as_strided(x, size=(3,), stride=(2,), storage_offset=T.tensor(1).item())),
+               call=lambda T, x: T.as_strided(x, size=(3,), stride=(2,), storage_offset=1)),
     ViewRecord("as_strided", _s(((A((4, 5)), (2, 3), (5, 2), 1), {}), ((A((4, 5)), (4,), (1,)), {})), F, inplace=True),
     *_alias("as_strided", _f("as_strided"), _s(((A((4, 5)), (2, 3), (5, 2), 1), {}), ((A((4, 5)), (3, 3), (1, 3)), {}))),
     # writing through a self-overlapping view is order-dependent in PyTorch (undefined); reading one is not
@@ -553,3 +594,18 @@ RECORDS += [
                call=_into(_f("as_strided"))),
     *_alias("as_strided", _m("as_strided_"), _s(((A((4, 5)), (2, 3), (5, 2), 1), {}))),
 ]
+
+# ---- the method forms' argument errors (positions counted without self, no Tensor in the listed types) -------------
+_METHOD_TYPE_ERRORS = {
+    "transpose": lambda T, x: x.transpose(0.0, 1),
+    "movedim": lambda T, x: x.moveaxis(0, (1,)),
+    "squeeze": lambda T, x: x.squeeze(1.0), "unsqueeze": lambda T, x: x.unsqueeze(1.0),
+    "narrow": lambda T, x: x.narrow(0, 1.0, 1), "select": lambda T, x: x.select(0, 1.0),
+    "unbind": lambda T, x: x.unbind(1.0), "split_with_sizes": lambda T, x: x.split_with_sizes(5),
+    "chunk": lambda T, x: x.chunk(2.0), "tensor_split": lambda T, x: x.tensor_split(2.0),
+    "diagonal": lambda T, x: x.diagonal(1.0), "permute": lambda T, x: x.permute(2.0, 0, 1),
+}
+RECORDS += [ViewRecord(_n, _s(((X,), {})), F, call=_fn) for _n, _fn in _METHOD_TYPE_ERRORS.items()]
+RECORDS += [ViewRecord("transpose", _s(((X,), {})), F, call=lambda T, x: x.swapaxes(0, 1.0)),
+            ViewRecord("transpose", _s(((X,), {})), F, call=lambda T, x: x.swapdims(0.0, 1)),
+            ViewRecord("movedim", _s(((X,), {})), F, call=lambda T, x: x.movedim(0.0, 1))]

@@ -7,8 +7,10 @@ the value is the usual one, and the `jax.custom_jvp` rule is PyTorch's backward 
 derivatives.yaml) written as a JVP. Second derivatives are then jax's derivatives of that rule, i.e. PyTorch's
 double backward, NaN/inf leaks of masked branches included.
 
-Masks sit on coefficients (`t * where(mask, 0, d)`, never `where(mask, 0, t * d)`): reverse mode multiplies by
-the coefficient, so a masked NaN coefficient would leak. Rules use `symbolic_zeros=True`: an operand that is not differentiated (a Python scalar, a constant) gets no
+Reverse mode applies a rule's tangent operations in reverse order, so where PyTorch masks a coefficient
+(`grad * d.masked_fill(mask, 0)`) the rule is `t * where(mask, 0, d)`, and where PyTorch masks the product
+(`(grad * d).masked_fill(mask, 0)`, which also clears a NaN/inf grad) the rule is `where(mask, 0, t) * d`.
+Rules use `symbolic_zeros=True`: an operand that is not differentiated (a Python scalar, a constant) gets no
 tangent term at all, so `0 * inf` never turns into a NaN that PyTorch (which skips the term) doesn't have.
 """
 import jax
@@ -59,9 +61,8 @@ def _sgn_jvp(primals, tangents):
     if not _live(t) or not _is_complex(x):
         return s, jnp.zeros_like(s)
     a = jnp.abs(x)
-    inv = 1 / (2.0 * a)
-    inv = jnp.where(a == 0, jnp.zeros_like(inv), inv)  # masks are on coefficients: the transpose multiplies them
-    return s, (t - s * s * jnp.conj(t)) * inv.astype(x.dtype)
+    u = jnp.where(a == 0, jnp.zeros_like(t), t)  # ((g - s*s*conj(g)) / (2 |x|)).masked_fill_(|x| == 0, 0)
+    return s, (u - s * s * jnp.conj(u)) * (1 / (2.0 * a)).astype(x.dtype)
 
 
 sgn.defjvp(_sgn_jvp, symbolic_zeros=True)
@@ -98,10 +99,10 @@ def _extremum(jfn, keep_a, keep_b):
         out = jfn(a, b)
         eq = a == b
         terms = []
-        if _live(ta):
-            terms.append(ta * jnp.where(keep_a(a, b), jnp.where(eq, 0.5, 1.0), 0.0).astype(out.dtype))
-        if _live(tb):
-            terms.append(tb * jnp.where(keep_b(a, b), jnp.where(eq, 0.5, 1.0), 0.0).astype(out.dtype))
+        for t, keep in ((ta, keep_a), (tb, keep_b)):
+            if _live(t):  # where(a == b, grad / 2, grad).masked_fill_(other wins, 0)
+                u = jnp.where(keep(a, b), t, jnp.zeros((), out.dtype)).astype(out.dtype)
+                terms.append(jnp.where(eq, u * 0.5, u))
         return out, _total(out, *terms)
     f.defjvp(jvp, symbolic_zeros=True)
     return f
@@ -159,9 +160,8 @@ def _pow_jvp(primals, tangents):
     (a, b), (ta, tb) = primals, tangents
     out = pow_(a, b)  # the saved result and a.pow(b - 1) differentiate with these same conventions
     terms = []
-    if _live(ta):
-        d = b * pow_(a, b - 1)
-        terms.append(ta * jnp.where(b == 0, jnp.zeros_like(d), d))
+    if _live(ta):  # where(exponent == 0, 0, grad * exponent * self.pow(exponent - 1))
+        terms.append(jnp.where(b == 0, jnp.zeros((), out.dtype), ta) * (b * pow_(a, b - 1)))
     if _live(tb):
         if _is_complex(b):
             cond = (a == 0) & (jnp.imag(b) == 0) & (jnp.real(b) >= 0)
@@ -234,9 +234,8 @@ def _xlogy_jvp(primals, tangents):
     (a, b), (ta, tb) = primals, tangents
     out = _xlogy_f(a, b)
     terms = []
-    if _live(ta):
-        lg = jnp.log(b)
-        terms.append(ta * jnp.where((a == 0) & (b <= 0), jnp.zeros_like(lg), lg))
+    if _live(ta):  # xlogy(grad, other).masked_fill((self == 0) & (other <= 0), 0)
+        terms.append(jnp.where((a == 0) & (b <= 0), jnp.zeros((), out.dtype), ta) * jnp.log(b))
     if _live(tb):
         terms.append(tb * a / b)
     return out, _total(out, *terms)
@@ -321,10 +320,9 @@ def _logit_jvp(eps, primals, tangents):
     out = _logit_f(a, eps)
     if not _live(t):
         return out, jnp.zeros_like(out)
-    d = 1 / (a * (1 - a))
-    if eps is not None:
-        d = jnp.where((a < eps) | (a > 1 - eps), jnp.zeros_like(d), d)
-    return out, t * d
+    if eps is not None:  # (grad / (self * (1 - self))).masked_fill_(self < eps | self > 1 - eps, 0)
+        t = jnp.where((a < eps) | (a > 1 - eps), jnp.zeros_like(t), t)
+    return out, t * (1 / (a * (1 - a)))
 
 
 _logit.defjvp(_logit_jvp, symbolic_zeros=True)
@@ -348,8 +346,8 @@ def _sqrt0_jvp(primals, tangents):
     r = sqrt0(v)
     if not _live(t):
         return r, jnp.zeros_like(r)
-    inv = 1 / (r * 2)
-    return r, t * jnp.where(r == 0, jnp.zeros_like(inv), inv)
+    # (grad / (result * 2)).masked_fill_(result == 0, 0)
+    return r, jnp.where(r == 0, jnp.zeros_like(t), t) * (1 / (r * 2))
 
 
 sqrt0.defjvp(_sqrt0_jvp, symbolic_zeros=True)
@@ -403,9 +401,11 @@ def _amax_jvp(dims, keepdim, is_max, primals, tangents):
     out = _red(x, dims, keepdim, is_max)
     if not _live(t):
         return out, jnp.zeros_like(out)
-    mask = (x == _keep(out, dims, keepdim)).astype(x.dtype)
-    count = jnp.sum(mask, dims, keepdims=True)
-    return out, jnp.sum(t * mask / count, dims, keepdims=keepdim)
+    mask = x == _keep(out, dims, keepdim)
+    count = jnp.sum(mask, dims, keepdims=True).astype(x.dtype)
+    # (grad / count) * mask: NaN where the result is NaN (count 0). Spelled out: XLA folds mask/count to a select
+    coef = jnp.where(count == 0, jnp.nan, jnp.where(mask, 1 / count, 0)).astype(x.dtype)
+    return out, jnp.sum(t * coef, dims, keepdims=keepdim)
 
 
 _amax.defjvp(_amax_jvp, symbolic_zeros=True)
@@ -478,10 +478,11 @@ def _vnorm_jvp(p, dims, keepdim, primals, tangents):
     elif p < 1:
         sp = pow_scalar_exp(ax, p - 1)
         s = sgn(x) * jnp.where(x == 0, jnp.zeros_like(sp), sp) * pow_scalar_exp(nb, 1 - p)
-    else:
-        scale = 1 / pow_scalar_exp(nb, p - 1)
-        scale = jnp.where(nb == 0, jnp.zeros_like(scale), scale)
-        s = (sgn(x) * pow_scalar_exp(ax, p - 1) if p < 2 else x * pow_scalar_exp(ax, p - 2)) * scale
+    else:  # self_scaled * (grad / norm.pow(p - 1)).masked_fill_(norm == 0, 0)
+        s = sgn(x) * pow_scalar_exp(ax, p - 1) if p < 2 else x * pow_scalar_exp(ax, p - 2)
+        prod = jnp.conj(s) * t if _is_complex(x) else s * t
+        u = jnp.sum(jnp.real(prod), dims, keepdims=keepdim).astype(out.dtype)
+        return out, jnp.where(out == 0, jnp.zeros_like(u), u) * (1 / pow_scalar_exp(out, p - 1))
     prod = jnp.conj(s) * t if _is_complex(x) else s * t
     return out, jnp.sum(jnp.real(prod), dims, keepdims=keepdim).astype(out.dtype)
 

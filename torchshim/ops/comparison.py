@@ -24,9 +24,12 @@ from ._dispatch import ALWAYS_BOOL, DEFAULT
 from ._registry import register, write_out
 
 _TWO63, _TWO64 = 2 ** 63, 2 ** 64
-_SINT = {2: jnp.int16, 4: jnp.int32, 8: jnp.int64}
+_SINT = {1: jnp.int8, 2: jnp.int16, 4: jnp.int32, 8: jnp.int64}
 _F32, _F64, _C128 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex128)
 _LOW = (np.dtype(D.float16.np), np.dtype(D.bfloat16.np))
+_VIA_F32 = _LOW + (np.dtype(D.float8_e4m3fn.np), np.dtype(D.float8_e5m2.np))  # PyTorch casts a double via float
+_BAREBONES = (D.uint16, D.uint32, D.uint64)  # PyTorch's "barebones" unsigned types: few kernels
+_FLOAT8 = (D.float8_e4m3fn, D.float8_e5m2)
 
 
 # ---- operands -------------------------------------------------------------------------------------------------
@@ -65,7 +68,7 @@ def _scalar(x, cdt):
             return v.astype(npd) if (cdt.is_floating_point or cdt.is_complex) else v.astype(np.int64).astype(npd)
         return np.asarray(x, dtype=np.int64).astype(npd)
     v = np.asarray(x, dtype=np.complex128 if isinstance(x, complex) else np.float64)
-    if npd in _LOW:
+    if npd in _VIA_F32:
         v = v.astype(np.float32)
     return v.astype(npd)
 
@@ -286,7 +289,14 @@ _CMP_ALIASES = {"ne": ("not_equal",), "lt": ("less",), "le": ("less_equal",), "g
 
 def _ordered_check(name):
     def check(cdt):
-        if cdt.is_complex:
+        if cdt.is_complex or cdt in _BAREBONES or cdt in _FLOAT8:
+            raise _not_implemented(name, cdt)
+    return check
+
+
+def _logical_check(name):
+    def check(cdt):
+        if cdt in _BAREBONES or cdt in _FLOAT8:
             raise _not_implemented(name, cdt)
     return check
 
@@ -306,7 +316,7 @@ Tensor.__hash__ = lambda self: id(self)  # defining __eq__ must not make tensors
 _LOGICAL = {"logical_and": jnp.logical_and, "logical_or": jnp.logical_or, "logical_xor": jnp.logical_xor}
 for _name, _fn in _LOGICAL.items():
     _install(_name, _binary(_name, lambda a, b, f=_fn: f(_nonzero(a), _nonzero(b)), ALWAYS_BOOL,
-                            parse=_parse_tensors),
+                            parse=_parse_tensors, check=_logical_check(_name)),
              doc=f"`torch.{_name}(input, other, *, out=None)` -> bool tensor: elementwise, nonzero is True "
                  "(both operands must be tensors).")
 
@@ -315,6 +325,7 @@ _logical_not_k = jax.jit(lambda a: ~_nonzero(a))
 
 def _logical_not(input, out=None, self_=None, name="logical_not"):
     _must_be_tensor(name, input, "input", 1)
+    _logical_check("logical_not")(input._dtype)
     result = P.fresh(_logical_not_k(input._value), D.bool_, input._storage.device)
     if self_ is not None:
         return self_._assign_from(result, "logical_not_")
@@ -328,9 +339,10 @@ def logical_not(input, *, out=None):
 
 
 # ---- bitwise: integer and bool only --------------------------------------------------------------------------
-def _integral_check(kname, allow_bool=True):
+def _integral_check(kname, allow_bool=True, barebones=True):
     def check(cdt):
-        if cdt.is_floating_point or cdt.is_complex or (not allow_bool and cdt is D.bool_):
+        if (cdt.is_floating_point or cdt.is_complex or (not allow_bool and cdt is D.bool_)
+                or (not barebones and cdt in _BAREBONES)):
             raise _not_implemented(kname, cdt)
     return check
 
@@ -358,7 +370,7 @@ _BITWISE = {
 }
 for _name, (_kname, _fn, _ops) in _BITWISE.items():
     _install(_name, _binary(_name, lambda a, b, f=_fn: f(a, b), DEFAULT, parse=_parse_bitwise,
-                            check=_integral_check(_kname, allow_bool="shift" not in _name)),
+                            check=_integral_check(_kname, "shift" not in _name, "shift" not in _name)),
              dunders=_ops, doc=f"`torch.{_name}(input, other, *, out=None)`: integer tensors"
                                f"{'' if 'shift' in _name else ' and bool'} only; either operand may be a number.")
 
@@ -369,7 +381,7 @@ def _bitwise_not(input, out=None, self_=None):
     _must_be_tensor("bitwise_not", input, "input", 1)
     if isinstance(out, Tensor) and out._dtype is not input._dtype:
         raise RuntimeError(f"Found dtype {short_name(out._dtype)} but expected {short_name(input._dtype)}")
-    _integral_check("bitwise_not")(input._dtype)
+    _integral_check("bitwise_not", barebones=False)(input._dtype)
     result = P.fresh(_bitwise_not_k(input._value), input._dtype, input._storage.device)
     if self_ is not None:
         return self_._assign_from(result, "bitwise_not_")
@@ -425,6 +437,8 @@ def _isclose(name, input, other, rtol, atol, equal_nan, method):
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     P.broadcast_error((input._shape, other._shape))
+    if input._dtype in _FLOAT8 and (rtol != 0 or atol != 0):
+        raise NotImplementedError(f'"mul_cpu_reduced_float" not implemented for \'{short_name(input._dtype)}\'')
     return _run(_isclose_k, input, other, input._dtype, D.bool_, rtol=float(rtol), atol=float(atol),
                 equal_nan=bool(equal_nan), fdt=np.dtype(D.get_default_dtype().np))
 
@@ -465,6 +479,9 @@ def _equal(input, other, method):
     P.check_devices((input, other))
     if input._shape != other._shape:
         return False
+    if (input._dtype in _FLOAT8 and input._dtype is other._dtype and input._storage is other._storage
+            and input._offset == other._offset and input._stride == other._stride):
+        raise _not_implemented("equal_notnan", input._dtype)  # PyTorch's fast path for a tensor and itself
     cdt = P.promote(DEFAULT, (input, other))[0]
     return bool(_equal_k(input._value, other._value, cdt=np.dtype(cdt.np)))
 

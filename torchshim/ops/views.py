@@ -40,10 +40,20 @@ def shape_arg(args, name="view", arg="size", pos=None, unpack=False):
     return tuple(out)
 
 
+def _concrete(t, name, arg):
+    """The int value of a 0-dim tensor argument that sets a view's geometry; a clear error under jax tracing,
+    where the value is unknown."""
+    import jax
+    if isinstance(t._value, jax.core.Tracer):
+        raise RuntimeError(f"{name}(): the tensor argument '{arg}' sets the result's geometry and can't be read "
+                           "under jax tracing; pass a Python int")
+    return t.__index__()
+
+
 def _int(v, name, arg, pos):
     """An int parameter, with the argument parser's TypeError otherwise."""
     if isinstance(v, Tensor) and v.ndim == 0 and not (v._dtype.is_floating_point or v._dtype.is_complex):
-        return v.__index__()
+        return _concrete(v, name, arg)
     if not isinstance(v, int):
         raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be int, not {type(v).__name__}")
     return int(v)
@@ -166,9 +176,12 @@ def unflatten(input, dim, sizes):
 @register("transpose", aliases=("swapaxes", "swapdims"), method=False,
           inplace=lambda self, dim0, dim1: _inplace_geometry(self, _transpose(self, dim0, dim1, "transpose_", 1)),
           kind="view")
-def transpose(input, dim0, dim1):
-    """`torch.transpose(input, dim0, dim1)` (also `swapaxes`, `swapdims`): a view with two dims swapped."""
-    return _transpose(input, dim0, dim1, "transpose", 2)
+def transpose(input, dim0, dim1, *, _m=False):
+    """`torch.transpose(input, dim0, dim1)` (also `swapaxes`, `swapdims`): a view with two dims swapped.
+
+    Difference: argument TypeErrors of `torch.swapaxes`/`torch.swapdims` name `transpose()`."""
+    return _transpose(input, dim0, dim1, _m or "transpose", 1 if _m else 2,
+                      ("axis0", "axis1") if _m == "swapaxes" else ("dim0", "dim1"))
 
 
 def _transpose(input, dim0, dim1, name="transpose", pos=1, args=("dim0", "dim1")):
@@ -186,17 +199,25 @@ def _transpose(input, dim0, dim1, name="transpose", pos=1, args=("dim0", "dim1")
     return input._as_view(shape, stride, input._offset)
 
 
-def _method(name, core, *extra):
-    def m(self, dim0, dim1):
-        return core(self, dim0, dim1, name, 1, *extra)
-    m.__name__ = m.__qualname__ = name
-    m.__doc__ = f"`Tensor.{name}(dim0, dim1)`: see `torch.transpose`."
-    return m
+def _pub(name):
+    """The public `torchshim.<name>` (the op as installed, with autograd recording)."""
+    import sys
+    return getattr(sys.modules["torchshim"], name)
 
 
-Tensor.transpose = _method("transpose", _transpose)
-Tensor.swapaxes = _method("swapaxes", _transpose, ("axis0", "axis1"))
-Tensor.swapdims = _method("swapdims", _transpose)
+def _methods(op, *names):
+    """Install `Tensor.<name>` for each name as `torchshim.<op>(self, ..., _m=name)`: the method form of an op
+    whose argument errors differ from the function's (the parser counts positions without self and leaves the
+    Tensor out of the types it lists); the op is registered with method=False."""
+    for n in names:
+        def m(self, *args, _n=n, **kw):
+            return _pub(op)(self, *args, _m=_n, **kw)
+        m.__name__ = m.__qualname__ = n
+        m.__doc__ = f"`Tensor.{n}`: see `torch.{op}`."
+        setattr(Tensor, n, m)
+
+
+_methods("transpose", "transpose", "swapaxes", "swapdims")
 
 
 def _inplace_geometry(self, v):
@@ -284,15 +305,8 @@ def adjoint(input):
 
 
 @register("permute", method=False, kind="view")
-def permute(input, dims):
+def permute(input, *dims, _m=False, **kw):
     """`torch.permute(input, dims)`: a view with dims reordered (`Tensor.permute(*dims)` takes varargs too)."""
-    if not isinstance(dims, (tuple, list)):
-        raise TypeError(f"permute(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
-    return _permute(input, shape_arg((dims,), "permute", "dims", unpack=True))
-
-
-def _permute_method(self, *dims, **kw):
-    """`Tensor.permute(*dims)` or `Tensor.permute(dims)`."""
     if kw:
         if set(kw) != {"dims"}:
             raise TypeError(f"permute() got an unexpected keyword argument '{next(k for k in kw if k != 'dims')}'")
@@ -301,10 +315,16 @@ def _permute_method(self, *dims, **kw):
         dims = (kw["dims"],)
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    return _permute(self, shape_arg(dims, "permute", "dims", unpack=True))
+    if not _m:
+        if len(dims) > 1:
+            raise TypeError(f"permute() takes 2 positional arguments but {len(dims) + 1} were given")
+        if not isinstance(dims[0], (tuple, list)):
+            raise TypeError(f"permute(): argument 'dims' (position 2) must be tuple of ints, not "
+                            f"{type(dims[0]).__name__}")
+    return _permute(input, shape_arg(dims, "permute", "dims", unpack=True))
 
 
-Tensor.permute = _permute_method
+_methods("permute", "permute")
 
 
 def _permute(input, dims):
@@ -320,10 +340,10 @@ def _permute(input, dims):
 
 
 @register("movedim", aliases=("moveaxis",), method=False, kind="view")
-def movedim(input, source, destination):
+def movedim(input, source, destination, *, _m=False):
     """`torch.movedim(input, source, destination)` (also `moveaxis`): move dims (int or sequence) to new
     positions."""
-    return _movedim(input, source, destination, "movedim", "Tensor, ")
+    return _movedim(input, source, destination, _m or "movedim", "" if _m else "Tensor, ")
 
 
 def _movedim(input, source, destination, name="movedim", lead=""):
@@ -356,16 +376,7 @@ def _movedim(input, source, destination, name="movedim", lead=""):
     return _permute(input, order)
 
 
-def _movedim_method(name):
-    def m(self, source, destination):
-        return _movedim(self, source, destination, name)
-    m.__name__ = m.__qualname__ = name
-    m.__doc__ = f"`Tensor.{name}(source, destination)`: see `torch.movedim`."
-    return m
-
-
-Tensor.movedim = _movedim_method("movedim")
-Tensor.moveaxis = _movedim_method("moveaxis")
+_methods("movedim", "movedim", "moveaxis")
 
 
 @register("expand", function=False, kind="view")
@@ -431,19 +442,8 @@ def _combo(name, args, m):
     raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:")
 
 
-def _methods(fn, *names, inplace=None):
-    """Install `Tensor.<name>` for each name as `fn(self, ..., _m=True)`: the method form of an op whose argument
-    errors count positions without self (registered with method=False)."""
-    for n in names:
-        def m(self, *args, _n=n, **kw):
-            return fn(self, *args, _m=True, **kw)
-        m.__name__ = m.__qualname__ = n
-        m.__doc__ = f"`Tensor.{n}`: see `torch.{fn.__name__}`."
-        setattr(Tensor, n, m)
-
-
 def _squeeze_(self, dim=None):
-    return _inplace_geometry(self, squeeze(self, dim, _m=True))
+    return _inplace_geometry(self, squeeze(self, dim, _m="squeeze_"))
 
 
 @register("squeeze", method=False, inplace=_squeeze_, kind="view")
@@ -466,14 +466,14 @@ def squeeze(input, dim=None, *, _m=False):
 
 
 def _unsqueeze_(self, dim):
-    return _inplace_geometry(self, unsqueeze(self, dim, _m=True))
+    return _inplace_geometry(self, unsqueeze(self, dim, _m="unsqueeze_"))
 
 
 @register("unsqueeze", method=False, inplace=_unsqueeze_, kind="view")
 def unsqueeze(input, dim, *, _m=False):
     """`torch.unsqueeze(input, dim)`: insert a size-1 dim at `dim` (in [-ndim-1, ndim])."""
     nd = input.ndim
-    d = _wrap_dim(_int(dim, "unsqueeze", "dim", 2 - _m), nd + 1)
+    d = _wrap_dim(_int(dim, "unsqueeze", "dim", 2 - bool(_m)), nd + 1)
     st = input._shape[d] * input._stride[d] if d < nd else 1
     shape = input._shape[:d] + (1,) + input._shape[d:]
     stride = input._stride[:d] + (st,) + input._stride[d:]
@@ -496,7 +496,7 @@ def narrow(input, dim, start, length=_MISSING, *, _m=False):
     if isinstance(start, Tensor):
         if start.ndim != 0 or start._dtype.is_floating_point or start._dtype.is_complex:
             raise RuntimeError("start must be an 0-dim integral Tensor.")
-        start = start.__index__()
+        start = _concrete(start, "narrow", "start")
     size = input._shape[d]
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
@@ -514,8 +514,8 @@ def narrow(input, dim, start, length=_MISSING, *, _m=False):
 @register("select", method=False, kind="view")
 def select(input, dim, index, *, _m=False):
     """`torch.select(input, dim, index)`: the view with `dim` removed at position `index`."""
-    dim = _int(dim, "select", "dim", 2 - _m)
-    index = _int(index, "select", "index", 3 - _m)
+    dim = _int(dim, "select", "dim", 2 - bool(_m))
+    index = _int(index, "select", "index", 3 - bool(_m))
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input.ndim)
@@ -533,7 +533,7 @@ def select(input, dim, index, *, _m=False):
 @register("unbind", method=False, kind="view")
 def unbind(input, dim=0, *, _m=False):
     """`torch.unbind(input, dim=0)` -> tuple of views, one per index along dim."""
-    dim = _int(dim, "unbind", "dim", 2 - _m)
+    dim = _int(dim, "unbind", "dim", 2 - bool(_m))
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(dim, input.ndim)
@@ -562,7 +562,7 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def _split_method(self, split_size, dim=0):
-    return split(self, split_size, dim)
+    return _pub("split")(self, split_size, dim)
 
 
 _split_method.__name__ = _split_method.__qualname__ = "split"
@@ -582,9 +582,9 @@ def _pieces(tensor, d, sections):
 def split_with_sizes(input, split_sizes, dim=0, *, _m=False):
     """`torch.split_with_sizes(input, split_sizes, dim=0)`: views of the given sizes (summing to the dim)."""
     if not isinstance(split_sizes, (tuple, list)):
-        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position {2 - _m}) must be tuple of ints, not "
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position {2 - bool(_m)}) must be tuple of ints, not "
                         f"{type(split_sizes).__name__}")
-    sections = list(shape_arg((split_sizes,), "split_with_sizes", "split_sizes", 2 - _m))
+    sections = list(shape_arg((split_sizes,), "split_with_sizes", "split_sizes", 2 - bool(_m)))
     if input.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap_dim(dim, input.ndim)
@@ -601,7 +601,7 @@ def split_with_sizes(input, split_sizes, dim=0, *, _m=False):
 @register("chunk", method=False, kind="view")
 def chunk(input, chunks, dim=0, *, _m=False):
     """`torch.chunk(input, chunks, dim=0)`: up to `chunks` views of size ceil(n / chunks)."""
-    chunks = _int(chunks, "chunk", "chunks", 2 - _m)
+    chunks = _int(chunks, "chunk", "chunks", 2 - bool(_m))
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
@@ -640,13 +640,17 @@ def tensor_split(input, indices_or_sections=_MISSING, dim=0, *, sections=None, i
         if ios.ndim > 1:
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
                                f"one-dimensional tensor, but got a tensor with {ios.ndim} dims")
+        import jax
+        if isinstance(ios._value, jax.core.Tracer):
+            raise RuntimeError("tensor_split(): the tensor argument 'tensor_indices_or_sections' sets the result's "
+                               "geometry and can't be read under jax tracing; pass Python ints")
         ios = ios.item() if ios.ndim == 0 else [int(i) for i in ios.tolist()]
     if isinstance(ios, int):
         if ios <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
         q, r = divmod(size, ios)
         return _pieces(input, d, [q + (1 if i < r else 0) for i in range(ios)])
-    bounds = list(shape_arg((ios,), "tensor_split", "indices", 2 - _m))
+    bounds = list(shape_arg((ios,), "tensor_split", "indices", 2 - bool(_m)))
 
     def clamp(i):
         return min(max(i + size if i < 0 else i, 0), size)
@@ -659,20 +663,20 @@ def tensor_split(input, indices_or_sections=_MISSING, dim=0, *, sections=None, i
     return tuple(out)
 
 
-_methods(squeeze, "squeeze")
-_methods(unsqueeze, "unsqueeze")
-_methods(narrow, "narrow")
-_methods(select, "select")
-_methods(unbind, "unbind")
-_methods(split_with_sizes, "split_with_sizes")
-_methods(chunk, "chunk")
-_methods(tensor_split, "tensor_split")
+_methods("squeeze", "squeeze")
+_methods("unsqueeze", "unsqueeze")
+_methods("narrow", "narrow")
+_methods("select", "select")
+_methods("unbind", "unbind")
+_methods("split_with_sizes", "split_with_sizes")
+_methods("chunk", "chunk")
+_methods("tensor_split", "tensor_split")
 
 
 @register("diagonal", method=False, kind="view")
 def diagonal(input, offset=0, dim1=0, dim2=1, *, _m=False):
     """`torch.diagonal(input, offset=0, dim1=0, dim2=1)`: a view of the diagonal, appended as the last dim."""
-    offset = _int(offset, "diagonal", "offset", 2 - _m)
+    offset = _int(offset, "diagonal", "offset", 2 - bool(_m))
     nd = input.ndim
     a, b = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
     if a == b:
@@ -690,7 +694,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1, *, _m=False):
     return input._as_view(shape, stride, start)
 
 
-_methods(diagonal, "diagonal")
+_methods("diagonal", "diagonal")
 
 
 @register("unfold", function=False, kind="view")

@@ -28,10 +28,10 @@ def _names_tests(arg):
     return not arg.startswith("-") and os.path.exists(arg.split("::")[0])
 
 
-# pytest-xdist: one worker per CPU core (at most 4: each worker holds its own compiled kernels, GBs for the whole
-# suite), "worksteal" hands each worker a contiguous block of tests (an op's cases share kernels) and rebalances
-# at the end. Compiled kernels are also shared between workers and runs through jax's persistent compilation
-# cache (see compat_tests/conftest.py).
+# pytest-xdist: one worker per CPU core (at most 4: each worker holds its own compiled kernels, GBs for the
+# whole suite); "worksteal" hands each worker a contiguous block of tests (an op's cases share kernels) and
+# rebalances at the end. Compiled kernels are also shared between workers and runs through jax's persistent
+# compilation cache (see compat_tests/conftest.py).
 XDIST_ARGS = ["-n", "auto", "--maxprocesses", "4", "--dist", "worksteal"]
 
 

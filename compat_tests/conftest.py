@@ -2,8 +2,8 @@
 compilation cache.
 
 Most of the suite's time is XLA compiling small kernels (each op, per dtype/shape/static arguments, and one
-whole-function jit per case in test_tracing.py). The persistent cache stores every compiled executable on disk,
-keyed by the exact program, jax/jaxlib version and compile options, so
+whole-function jit per case in test_tracing.py). The persistent cache stores every compiled executable on
+disk, keyed by the exact program, jax/jaxlib version and compile options, so
 - a re-run (a developer's, or CI's on the same machine) loads kernels instead of compiling them, and
 - pytest-xdist workers (`nox -s tests` runs `-n auto`) reuse each other's kernels within one run.
 It changes no result: a hit loads the executable XLA would have built for the same program.
@@ -36,7 +36,7 @@ def _cache_dir():
 
 
 def _trim(path, max_bytes):
-    """Delete the oldest cache entries until the folder holds at most half of max_bytes (once it exceeds it)."""
+    """Once the folder exceeds max_bytes, delete its oldest entries until it holds at most half of that."""
     try:
         entries = [e for e in os.scandir(path) if e.is_file(follow_symlinks=False)]
     except OSError:

@@ -37,18 +37,18 @@ DATA_DEPENDENT = {
     "unique_consecutive": _always,
     "where": lambda rec, kw, specs: len(specs) == 1,  # where(cond) is nonzero(cond, as_tuple=True)
     "repeat_interleave": _repeat_interleave_dd,
-    # dims given as a tensor: the records using `call=` pass `dims=T.tensor(1)`, built inside the traced function,
-    # hence a tracer (jax stages every op under jit)
+    # dims given as a tensor: the records using `call=` pass `dims=T.tensor(1)`, built inside the traced
+    # function, hence a tracer (jax stages every op under jit)
     "tensordot": lambda rec, kw, specs: rec.call is not None,
 }
 
 
 def unique_ids(ids):
-    """The test ids pytest makes of duplicate parametrize ids (`a-0`, `a-0` -> `a-0_0`, `a-0_1`), exactly, in linear
-    time: pytest's own de-duplication (`IdMaker.make_unique_parameterset_ids`) rebuilds a set of all ids per
-    duplicate, quadratic (seconds for the ~20k op-record cases)."""
+    """The test ids pytest makes of duplicate parametrize ids (`a-0`, `a-0` -> `a-0_0`, `a-0_1`), exactly, in
+    linear time: pytest's own de-duplication (`IdMaker.make_unique_parameterset_ids`) rebuilds a set of all
+    ids per duplicate, quadratic (seconds for the ~20k op-record cases)."""
     ids = list(ids)
-    count = collections.Counter(ids)  # the ids currently in the list, as pytest's `set(resolved_ids)` sees them
+    count = collections.Counter(ids)  # the ids now in the list: what pytest's `set(resolved_ids)` holds
     dups = {i for i, n in count.items() if n > 1}
     nxt = collections.defaultdict(int)
     for k, i in enumerate(ids):
@@ -109,6 +109,11 @@ def _tensors_only(x):
     return False
 
 
+def _comparable(a):
+    """numpy values to compare: floats widened to float64 (bfloat16/float16 included), others as they are."""
+    return np.asarray(a) if a.dtype.kind in "biuc" else np.asarray(a, dtype=np.float64)
+
+
 def _inputs(case):
     rng = np.random.default_rng(0)
     return [build(s, torchshim, rng) for s in case.specs]
@@ -144,6 +149,4 @@ def test_op_runs_under_jit(case, data_dependent):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype
-        np.testing.assert_allclose(np.asarray(g, dtype=np.float64) if g.dtype.kind not in "biuc" else np.asarray(g),
-                                   np.asarray(w, dtype=np.float64) if w.dtype.kind not in "biuc" else np.asarray(w),
-                                   rtol=1e-6, atol=1e-6, equal_nan=True)
+        np.testing.assert_allclose(_comparable(g), _comparable(w), rtol=1e-6, atol=1e-6, equal_nan=True)

@@ -27,12 +27,12 @@ _TWO63, _TWO64 = 2 ** 63, 2 ** 64
 _SINT = {1: jnp.int8, 2: jnp.int16, 4: jnp.int32, 8: jnp.int64}
 _F32, _F64, _C128 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex128)
 _LOW = (np.dtype(D.float16.np), np.dtype(D.bfloat16.np))
-_VIA_F32 = _LOW + (np.dtype(D.float8_e4m3fn.np), np.dtype(D.float8_e5m2.np))  # PyTorch casts a double via float
+_VIA_F32 = _LOW + (np.dtype(D.float8_e4m3fn.np), np.dtype(D.float8_e5m2.np))  # doubles cast via float
 _BAREBONES = (D.uint16, D.uint32, D.uint64)  # PyTorch's "barebones" unsigned types: few kernels
 _FLOAT8 = (D.float8_e4m3fn, D.float8_e5m2)
 
 
-# ---- operands -------------------------------------------------------------------------------------------------
+# ---- operands ----------------------------------------------------------------------------------------------
 def _tname(x):
     return "Tensor" if isinstance(x, Tensor) else type(x).__name__
 
@@ -45,8 +45,8 @@ def _number(x):
 
 
 def _check_int(x, other):
-    """PyTorch's parsing of a Python int: beyond int64 it is read as uint64 (which does not promote with bool);
-    beyond that it fails."""
+    """PyTorch's parsing of a Python int: beyond int64 it is read as uint64 (which does not promote with
+    bool); beyond that it fails."""
     if isinstance(x, int) and not isinstance(x, bool):
         if x >= _TWO64:
             raise OverflowError("int too big to convert")
@@ -57,15 +57,17 @@ def _check_int(x, other):
 
 
 def _scalar(x, cdt):
-    """A Python number as a 0-dim numpy array of compute dtype `cdt`, converted like PyTorch's scalar cast (on the
-    host: exact, subnormals kept; half/bfloat16 via float; integers wrap)."""
+    """A Python number as a 0-dim numpy array of compute dtype `cdt`, converted like PyTorch's scalar cast
+    (on the host: exact, subnormals kept; half/bfloat16/float8 via float; integers wrap)."""
     npd = np.dtype(cdt.np)
     if isinstance(x, bool):
         return np.asarray(x).astype(npd)
     if isinstance(x, int):
         if x >= _TWO63:  # a uint64 scalar: its value for floating math, its int64 bits for integer math
             v = np.asarray(x, dtype=np.uint64)
-            return v.astype(npd) if (cdt.is_floating_point or cdt.is_complex) else v.astype(np.int64).astype(npd)
+            if cdt.is_floating_point or cdt.is_complex:
+                return v.astype(npd)
+            return v.astype(np.int64).astype(npd)
         return np.asarray(x, dtype=np.int64).astype(npd)
     v = np.asarray(x, dtype=np.complex128 if isinstance(x, complex) else np.float64)
     if npd in _VIA_F32:
@@ -77,7 +79,7 @@ def _shape(x):
     return x._shape if isinstance(x, Tensor) else ()
 
 
-# ---- exact float helpers (inside kernels) ---------------------------------------------------------------------
+# ---- exact float helpers (inside kernels) ------------------------------------------------------------------
 def _widen_f32(x):
     """float32 -> float64 keeping subnormals (XLA's CPU conversion flushes them to zero)."""
     i = jax.lax.bitcast_convert_type(x, jnp.int32)
@@ -89,9 +91,10 @@ def _widen_f32(x):
 
 def _narrow_f64(x):
     """float64 -> float32 keeping results that are float32 subnormals (XLA flushes them to zero)."""
-    m = jnp.round(jnp.abs(x) * (2.0 ** 149))  # the subnormal's mantissa (2**23: the smallest normal), half-even
+    m = jnp.round(jnp.abs(x) * (2.0 ** 149))  # the subnormal's mantissa (2**23: smallest normal); half-even
     bits = m.astype(jnp.int32) | jnp.where(jnp.signbit(x), jnp.int32(-2 ** 31), jnp.int32(0))
-    return jnp.where(jnp.abs(x) < 2.0 ** -126, jax.lax.bitcast_convert_type(bits, jnp.float32), x.astype(jnp.float32))
+    tiny = jax.lax.bitcast_convert_type(bits, jnp.float32)
+    return jnp.where(jnp.abs(x) < 2.0 ** -126, tiny, x.astype(jnp.float32))
 
 
 def _to(x, dt):
@@ -166,7 +169,8 @@ def _run(kernel, x, y, cdt, rdt, **kw):
 
 
 def _cast_error(rdt, odt):
-    return RuntimeError(f"result type {short_name(rdt)} can't be cast to the desired output type {short_name(odt)}")
+    return RuntimeError(f"result type {short_name(rdt)} can't be cast to the desired output type "
+                        f"{short_name(odt)}")
 
 
 def _not_implemented(kname, d):
@@ -175,8 +179,8 @@ def _not_implemented(kname, d):
 
 def _invalid(name, args, sigs):
     got = ", ".join(_tname(a) for a in args)
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                     + "".join(f" * {s}\n" for s in sigs))
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
+                     "of:\n" + "".join(f" * {s}\n" for s in sigs))
 
 
 _SIG_T = "(Tensor input, Tensor other, *, Tensor out = None)"
@@ -280,7 +284,7 @@ def _install(name, forms, aliases=(), dunders=None, doc=""):
     return function
 
 
-# ---- comparisons ----------------------------------------------------------------------------------------------
+# ---- comparisons -------------------------------------------------------------------------------------------
 _CMP = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
         "ge": operator.ge}
 _CMP_ALIASES = {"ne": ("not_equal",), "lt": ("less",), "le": ("less_equal",), "gt": ("greater",),
@@ -305,14 +309,15 @@ for _name, _op in _CMP.items():
     _forms = _binary(_name, lambda a, b, op=_op: _compare(op, a, b), ALWAYS_BOOL, parse=_parse_tensor_number,
                      check=None if _name in ("eq", "ne") else _ordered_check(_name))
     _install(_name, _forms, _CMP_ALIASES.get(_name, ()), doc=(
-        f"`torch.{_name}(input, other, *, out=None)` -> bool tensor, elementwise `input {_op.__name__} other`; "
+        f"`torch.{_name}(input, other, *, out=None)` -> bool tensor, elementwise `input {_op.__name__} "
+        "other`; "
         "other may be a number. Complex inputs only for eq/ne, as in PyTorch."))
     setattr(Tensor, f"__{_name}__", _forms[3])
 
 Tensor.__hash__ = lambda self: id(self)  # defining __eq__ must not make tensors unhashable
 
 
-# ---- logical: any dtype in, bool out -------------------------------------------------------------------------
+# ---- logical: any dtype in, bool out -----------------------------------------------------------------------
 _LOGICAL = {"logical_and": jnp.logical_and, "logical_or": jnp.logical_or, "logical_xor": jnp.logical_xor}
 for _name, _fn in _LOGICAL.items():
     _install(_name, _binary(_name, lambda a, b, f=_fn: f(_nonzero(a), _nonzero(b)), ALWAYS_BOOL,
@@ -334,11 +339,12 @@ def _logical_not(input, out=None, self_=None, name="logical_not"):
 
 @register("logical_not", inplace=lambda self: _logical_not(self, self_=self), kind="pointwise")
 def logical_not(input, *, out=None):
-    """`torch.logical_not(input, *, out=None)` -> bool tensor: True where input is zero (out= of any dtype)."""
+    """`torch.logical_not(input, *, out=None)` -> bool tensor: True where input is zero (out= may have any
+    dtype)."""
     return _logical_not(input, out)
 
 
-# ---- bitwise: integer and bool only --------------------------------------------------------------------------
+# ---- bitwise: integer and bool only ------------------------------------------------------------------------
 def _integral_check(kname, allow_bool=True, barebones=True):
     def check(cdt):
         if (cdt.is_floating_point or cdt.is_complex or (not allow_bool and cdt is D.bool_)
@@ -350,7 +356,7 @@ def _integral_check(kname, allow_bool=True, barebones=True):
 def _lshift(a, b):
     bits = a.dtype.itemsize * 8
     r = jnp.left_shift(a, jnp.clip(b, 0, bits - 1))
-    return jnp.where((b < 0) | (b >= bits), jnp.zeros_like(r), r)  # PyTorch: 0 for negative or too-wide shifts
+    return jnp.where((b < 0) | (b >= bits), jnp.zeros_like(r), r)  # 0 for negative or too-wide shifts
 
 
 def _rshift(a, b):
@@ -372,7 +378,8 @@ for _name, (_kname, _fn, _ops) in _BITWISE.items():
     _install(_name, _binary(_name, lambda a, b, f=_fn: f(a, b), DEFAULT, parse=_parse_bitwise,
                             check=_integral_check(_kname, "shift" not in _name, "shift" not in _name)),
              dunders=_ops, doc=f"`torch.{_name}(input, other, *, out=None)`: integer tensors"
-                               f"{'' if 'shift' in _name else ' and bool'} only; either operand may be a number.")
+                               f"{'' if 'shift' in _name else ' and bool'} only; either operand may be a "
+                               "number.")
 
 _bitwise_not_k = jax.jit(lambda a: jnp.logical_not(a) if a.dtype == bool else jnp.invert(a))
 
@@ -404,7 +411,7 @@ def _invert(self):
 Tensor.__invert__ = _invert
 
 
-# ---- closeness and equality ----------------------------------------------------------------------------------
+# ---- closeness and equality --------------------------------------------------------------------------------
 def _isclose_body(a, b, *, rtol, atol, equal_nan, fdt):
     """PyTorch's isclose, step by step in the operands' dtype (half/bfloat16 steps in float32, rounded after
     each op, as PyTorch's kernels do); integer and bool operands are first cast to the default float dtype."""
@@ -438,7 +445,8 @@ def _isclose(name, input, other, rtol, atol, equal_nan, method):
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     P.broadcast_error((input._shape, other._shape))
     if input._dtype in _FLOAT8 and (rtol != 0 or atol != 0):
-        raise NotImplementedError(f'"mul_cpu_reduced_float" not implemented for \'{short_name(input._dtype)}\'')
+        raise NotImplementedError(f'"mul_cpu_reduced_float" not implemented for '
+                                  f'\'{short_name(input._dtype)}\'')
     return _run(_isclose_k, input, other, input._dtype, D.bool_, rtol=float(rtol), atol=float(atol),
                 equal_nan=bool(equal_nan), fdt=np.dtype(D.get_default_dtype().np))
 

@@ -245,7 +245,7 @@ def _T(self):
                       "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
                       "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
                       "tensor.", UserWarning, stacklevel=2)
-    return _permute(self, tuple(range(self.ndim - 1, -1, -1)))
+    return _pub("permute")(self, tuple(range(self.ndim - 1, -1, -1)))
 
 
 def _deprecated_0d(what, advice):
@@ -259,7 +259,7 @@ def _mT(self):
     if self.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D "
                            "tensor.")
-    return transpose(self, -2, -1)
+    return _pub("transpose")(self, -2, -1)
 
 
 def _conj(t):
@@ -280,7 +280,7 @@ def _H(self):
     if self.ndim != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
                            + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
-    return _conj(transpose(self, 0, 1))
+    return _pub("adjoint")(self)
 
 
 def _mH(self, what="Tensor.mH", err="tensor.mH"):
@@ -295,7 +295,11 @@ def _mH(self, what="Tensor.mH", err="tensor.mH"):
 Tensor.T = property(_T, doc="`x.T`: all dims reversed (deprecated by PyTorch for ndim != 2).")
 Tensor.mT = property(_mT, doc="`x.mT`: the last two dims transposed.")
 Tensor.H = property(_H, doc="`x.H`: conjugate transpose of a matrix.")
-Tensor.mH = property(_mH, doc="`x.mH`: conjugate transpose of the last two dims.")
+def _mH_prop(self):
+    return _pub("adjoint")(self) if self.ndim >= 2 else _mH(self)
+
+
+Tensor.mH = property(_mH_prop, doc="`x.mH`: conjugate transpose of the last two dims.")
 
 
 @register("adjoint", kind="view")

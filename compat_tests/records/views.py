@@ -609,3 +609,5 @@ RECORDS += [ViewRecord(_n, _s(((X,), {})), F, call=_fn) for _n, _fn in _METHOD_T
 RECORDS += [ViewRecord("transpose", _s(((X,), {})), F, call=lambda T, x: x.swapaxes(0, 1.0)),
             ViewRecord("transpose", _s(((X,), {})), F, call=lambda T, x: x.swapdims(0.0, 1)),
             ViewRecord("movedim", _s(((X,), {})), F, call=lambda T, x: x.movedim(0.0, 1))]
+RECORDS += [ViewRecord("broadcast_tensors", _s(((A((4, 1)), A((4, 3))), {}), ((A((3,)),), {})), F, method=False,
+                       call=lambda T, *xs: [r is x for r, x in zip(T.broadcast_tensors(*xs), xs)])]

@@ -767,13 +767,14 @@ def contiguous(self, memory_format=None):
 
 @register("broadcast_tensors", method=False, kind="view")
 def broadcast_tensors(*tensors):
-    """`torch.broadcast_tensors(*tensors)` -> tuple of expanded views sharing one broadcast shape."""
+    """`torch.broadcast_tensors(*tensors)` -> tuple of expanded views sharing one broadcast shape (a tensor that
+    already has that shape is returned itself, as in PyTorch)."""
     for k, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {k} in argument 0, but got {type(t).__name__}")
     from ._dispatch import broadcast_error
     shape = broadcast_error([t._shape for t in tensors]) if tensors else ()
-    return tuple(expand(t, shape) for t in tensors)
+    return tuple(t if t._shape == tuple(shape) else expand(t, shape) for t in tensors)  # PyTorch: same tensor
 
 
 @register("broadcast_shapes", method=False)

@@ -180,9 +180,13 @@ def run_grad(fn, specs, seed=0):
 
 # ---- comparing -----------------------------------------------------------------------------------------
 def _plain(x):
-    """A detached copy; torch's ZeroTensor (sgn's gradient, ...) as ordinary zeros."""
-    if isinstance(x, torch.Tensor) and x._is_zerotensor():
-        return torch.zeros(x.shape, dtype=x.dtype)
+    """A detached copy; torch's ZeroTensor (sgn's gradient, ...) as ordinary zeros, a sparse gradient
+    (gather(sparse_grad=True)) as dense: torchshim has dense gradients only (documented), values must agree."""
+    if isinstance(x, torch.Tensor):
+        if x._is_zerotensor():
+            return torch.zeros(x.shape, dtype=x.dtype)
+        if x.layout != torch.strided:
+            return x.detach().to_dense()
     return x.detach()
 
 

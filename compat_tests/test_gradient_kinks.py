@@ -117,6 +117,24 @@ CASES = {
     "prod_two_zeros": (lambda T, x: T.prod(x), [V([0.0, 2.0, 0.0])]),
     "prod_dim_zeros": (lambda T, x: T.prod(x, 1), [V([[2.0, 0.0, 3.0], [0.0, 2.0, 0.0], [1.0, 2.0, 3.0]])]),
     "cumprod_zeros": (lambda T, x: T.cumprod(x, 0), [V([2.0, 0.0, 3.0, 0.0, 4.0])]),
+    # ---- scatter/index reductions: products with zeros and repeated indices, max ties
+    "index_reduce_prod": (lambda T, x, i, s: T.index_reduce(x, 0, i, s, "prod"),
+                          [V([[1.0, 2.0], [3.0, 0.0], [5.0, 6.0]]), V([0, 2, 0, 1], "int64", requires_grad=False),
+                           V([[2.0, 0.0], [4.0, 5.0], [0.0, 3.0], [1.0, 1.0]])]),
+    "index_reduce_prod_excl": (lambda T, x, i, s: T.index_reduce(x, 0, i, s, "prod", include_self=False),
+                               [V([[1.0, 2.0], [3.0, 0.0], [5.0, 6.0]]),
+                                V([0, 2, 0, 1], "int64", requires_grad=False),
+                                V([[2.0, 0.0], [4.0, 5.0], [0.0, 3.0], [1.0, 1.0]])]),
+    "index_reduce_prod_two_zeros": (lambda T, x, i, s: T.index_reduce(x, 0, i, s, "prod"),
+                                    [V([[1.0, 2.0], [3.0, 0.0]]), V([0, 0, 1], "int64", requires_grad=False),
+                                     V([[0.0, 2.0], [0.0, 5.0], [1.0, 3.0]])]),
+    "scatter_reduce_prod": (lambda T, x, i, s: T.scatter_reduce(x, 0, i, s, "prod"),
+                            [V([[1.0, 2.0], [0.0, 4.0]]), V([[0, 1], [0, 1], [1, 1]], "int64", requires_grad=False),
+                             V([[0.0, 2.0], [3.0, 0.0], [2.0, 5.0]])]),
+    "scatter_reduce_amax_ties": (lambda T, x, i, s: T.scatter_reduce(x, 0, i, s, "amax"),
+                                 [V([[1.0, 2.0], [0.0, 4.0]]),
+                                  V([[0, 1], [0, 1], [1, 1]], "int64", requires_grad=False),
+                                  V([[1.0, 2.0], [1.0, 4.0], [0.0, 4.0]])]),
     # ---- std / var of a constant
     "std_const": (lambda T, x: T.std(x), [V([2.0, 2.0, 2.0])]),
     "std_dim_const": (lambda T, x: T.std(x, 1), [V([[2.0, 2.0, 2.0], [1.0, 2.0, 3.0]])]),
@@ -160,6 +178,9 @@ XFAIL = {
     "topk_ties": ("index among equal values: PyTorch's CPU topk picks different copies than torchshim's stable "
                   "sort (documented in ops/sorting.py); the gradient follows the index", True),
     "topk_smallest_ties": ("index among equal values, as topk_ties", True),
+    "index_reduce_prod_two_zeros": ("PyTorch refuses the double backward when more than one zero of source lands "
+                                    "on one position (a DelayedError node); torchshim differentiates its "
+                                    "first-order formula (a value-dependent error can't be raised from jax)", True),
 }
 
 

@@ -169,6 +169,17 @@ def _repeat_interleave_name(args, kwargs):
     return "IndexSelectBackward0" if isinstance(r, Tensor) and r.numel() != 1 else "ViewBackward0"
 
 
+def _squeeze_name(args, kwargs):
+    d = _arg(args, kwargs, 1, "dim")
+    return "SqueezeBackward0" if d is None else "SqueezeBackward2" if isinstance(d, (tuple, list)) \
+        else "SqueezeBackward1"
+
+
+def _split_name(args, kwargs):
+    s = _arg(args, kwargs, 1, "split_size_or_sections", kwargs.get("split_size"))
+    return "SplitWithSizesBackward0" if isinstance(s, (tuple, list)) else "SplitBackward0"
+
+
 def _norm_name(args, kwargs):
     return "SumBackward1" if _arg(args, kwargs, 1, "p", "fro") == "nuc" else "LinalgVectorNormBackward0"
 
@@ -238,11 +249,11 @@ _NAMES = {
     "clamp_min": _by_tensor(1, "min", "ClampMinBackward1", "ClampMinBackward0"),
     "clamp_max": _by_tensor(1, "max", "ClampMaxBackward1", "ClampMaxBackward0"),
     "norm": _norm_name, "__getitem__": _getitem_name,
-    "squeeze": _with_dim("SqueezeBackward", "0", "1"), "type_as": "ToCopyBackward0", "float_power": _pow_name,
+    "squeeze": _squeeze_name, "split": _split_name, "type_as": "ToCopyBackward0", "float_power": _pow_name,
     "abs": "AbsBackward0", "neg": "NegBackward0", "expand_as": "ExpandBackward0", "broadcast_to": "ExpandBackward0",
     "broadcast_tensors": "ExpandBackward0", "meshgrid": "ExpandBackward0",
     "swapaxes": "TransposeBackward0", "swapdims": "TransposeBackward0", "movedim": "PermuteBackward0",
-    "split_with_sizes": "SplitWithSizesBackward0", "tensor_split": "SplitBackward0",
+    "split_with_sizes": "SplitWithSizesBackward0", "tensor_split": "SliceBackward0",
     "std": "StdBackward0", "var": "VarBackward0", "logsumexp": "LogsumexpBackward0",
     "einsum": _einsum_name, "outer": "MulBackward0", "index_select": "IndexSelectBackward0",
     # pointwise: PyTorch's class names (camel case of the ATen name) and its Tensor/Scalar overload numbers

@@ -493,3 +493,4 @@ _vnorm.defjvp(_vnorm_jvp, symbolic_zeros=True)
 def vector_norm(x, p, dims, keepdim):
     """linalg.vector_norm of x (real or complex) with PyTorch's gradient conventions at 0 and at ties."""
     return _vnorm(x, float(p), tuple(dims), bool(keepdim))
+

@@ -121,12 +121,49 @@ def _devs(*xs):
 
 
 # ---- the reduction core shared by the scatter / index_* / index_put kernels -------------------------------------
+def _prod_into_f(a, idx, src, include_self):
+    if not include_self:
+        a = a.at[idx].set(jnp.ones((), a.dtype))
+    return a.at[idx].multiply(src)
+
+
+_prod_into = jax.custom_jvp(_prod_into_f, nondiff_argnums=(3,))
+
+
+def _prod_into_jvp(include_self, primals, tangents):
+    """PyTorch's scatter_reduce/index_reduce 'prod' backward (exclusive products where an element is 0) as a JVP;
+    jax's own scatter-multiply has no gradient for repeated indices."""
+    from jax.custom_derivatives import SymbolicZero
+    (a, idx, src), (ta, _, ts) = primals, tangents
+    out = _prod_into(a, idx, src, include_self)
+    total = jnp.zeros(out.shape, out.dtype)
+    if not isinstance(ta, SymbolicZero):
+        ma = jnp.where(a == 0, jnp.ones((), a.dtype), a)
+        u = ta * (_prod_into(ma, idx, src, include_self) / ma)
+        if not include_self:  # grad_self.scatter(dim, index, 0): the scattered positions get none
+            u = jnp.where(jnp.zeros(a.shape, bool).at[idx].set(True), jnp.zeros((), u.dtype), u)
+        total = total + u
+    if not isinstance(ts, SymbolicZero):
+        zero = src == 0
+        nzero = jnp.zeros(a.shape, a.dtype).at[idx].add(zero.astype(a.dtype))[idx]
+        single = zero & (nzero == 1)
+        others = _prod_into(a, idx, jnp.where(single, jnp.ones((), src.dtype), src), include_self)[idx]
+        coef = jnp.where(single, others, out[idx] / jnp.where(zero, jnp.ones((), src.dtype), src))
+        total = total + jnp.zeros(a.shape, a.dtype).at[idx].add(ts * coef)
+    return out, total
+
+
+_prod_into.defjvp(_prod_into_jvp, symbolic_zeros=True)
+
+
 def _reduce_into(a, idx, src, mode, include_self):
     """`a` with `src` reduced into `a[idx]` by mode set/sum/prod/mean/amax/amin (traced inside a kernel)."""
     dt = a.dtype
     if dt == jnp.bool_:
         a = a.astype(jnp.int32)
     src = src.astype(a.dtype)
+    if mode == "prod" and jnp.issubdtype(a.dtype, jnp.inexact):
+        return _prod_into(a, idx, jnp.broadcast_to(src, jnp.shape(a[idx])), include_self)
     if mode == "set":
         r = a.at[idx].set(src)
     else:
@@ -626,8 +663,9 @@ def where(condition, input=None, other=None):
 
 
 def _where_method(self, condition, other):
-    """`Tensor.where(condition, y)` -> `torch.where(condition, self, y)`."""
-    return where(condition, self, other)
+    """`Tensor.where(condition, y)` -> `torch.where(condition, self, y)` (the installed, differentiable one)."""
+    from .. import where as _where
+    return _where(condition, self, other)
 
 
 Tensor.where = _where_method  # the method's argument order differs from the function's

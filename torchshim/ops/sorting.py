@@ -425,6 +425,20 @@ def cummin(input, dim):
 
 
 # ---- unique (eager: the output shape depends on the values) ------------------------------------------------
+def _ad_tracers():
+    from jax.interpreters import ad
+    types = [ad.JVPTracer]
+    try:  # jax's vjp traces with LinearizeTracer (not exported)
+        from jax._src.interpreters import ad as _ad
+        types += [getattr(_ad, "LinearizeTracer")] if hasattr(_ad, "LinearizeTracer") else []
+    except ImportError:
+        pass
+    return tuple(types)
+
+
+_AD_TRACERS = _ad_tracers()
+
+
 @register("unique", kind="sorting")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """`torch.unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)`: the distinct
@@ -435,6 +449,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     promise it). Computed eagerly on the host: under jax tracing (jit/vmap/grad) it raises, since the output
     shape depends on the values."""
     a = input._value
+    if isinstance(a, _AD_TRACERS):  # being differentiated (autograd's pullback): not differentiable, as PyTorch
+        raise NotImplementedError(f"the derivative for '{'_unique2' if dim is None else 'unique_dim'}' is not "
+                                  "implemented.")
     if isinstance(a, jax.core.Tracer):
         raise RuntimeError("unique(): the output shape depends on the input's values, so it cannot be "
                            "computed under jax tracing (jit/vmap/grad); call it outside the traced function")

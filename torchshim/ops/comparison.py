@@ -18,6 +18,8 @@ import numpy as np
 from .. import _dtype as D
 from .._promotion import can_cast, result_type_of, short_name
 from .._tensor import Tensor, check_inplace_result
+from ..autograd._node import record
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..utils import backcompat as _backcompat
 from . import _dispatch as P
 from ._dispatch import ALWAYS_BOOL, DEFAULT
@@ -183,21 +185,77 @@ def _invalid(name, args, sigs):
                      "of:\n" + "".join(f" * {s}\n" for s in sigs))
 
 
+# ---- autograd of the writes --------------------------------------------------------------------------------
+# PyTorch: comparisons' in-place forms are differentiable (zero gradient, node `<Op>Backward0` for a number
+# other, `<Op>Backward1` for a tensor); bitwise in-place forms check for leaves but have no gradient; logical
+# in-place forms and the out= forms of comparisons and logical ops bypass autograd (no leaf check, history
+# kept).
+def _check_leaf(self):
+    """PyTorch's autograd check before a differentiable in-place op runs (before the kernel's own checks)."""
+    if not is_grad_enabled():
+        return
+    base = self._base if self._diff_view else None
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    if base is None and self._requires_grad and self._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _needs_grad(self, other):
+    if not is_grad_enabled():
+        return False
+    view_of_grad = self._diff_view and self._base is not None and self._base._requires_grad
+    return self._requires_grad or (isinstance(other, Tensor) and other._requires_grad) or view_of_grad
+
+
+def _zero_grad_value(name, self, other, result):
+    """`result` in self's dtype with a `<Op>Backward{0,1}` node whose gradients are zero."""
+    value = P.convert(result, self._dtype, self._storage.device)
+    inputs = [self, other] if isinstance(other, Tensor) else [self]
+    metas = tuple((t._shape, t._dtype.np) for t in inputs)
+    arr = value._value
+
+    def forward(arrays):  # the written values do not depend on the inputs' values through a gradient
+        return (jax.lax.stop_gradient(arr),)
+
+    def rule(saved, cotangents, mask):
+        return [jnp.zeros(shape, dt) for (shape, dt), m in zip(metas, mask) if m]
+    record(f"{name.capitalize()}Backward{len(inputs) - 1}", inputs, [value], forward, None, saves="none",
+           rule=rule)
+    return value
+
+
+def _write(target, result, opname, grad, other=None):
+    """Write `result` into `target` (an in-place op or out=) with PyTorch's autograd behaviour `grad`:
+    'zero' (comparison in-place), 'plain' (regular assignment), 'bypass' (no autograd at all)."""
+    if grad == "bypass":
+        with no_grad():
+            return target._assign_from(result, opname)
+    if grad == "zero" and _needs_grad(target, other):
+        result = _zero_grad_value(opname[:-1], target, other, result)
+    return target._assign_from(result, opname)
+
+
 _SIG_T = "(Tensor input, Tensor other, *, Tensor out = None)"
 _SIG_N = "(Tensor input, Number other, *, Tensor out = None)"
 _SIG_M = ("(Tensor other)", "(Number other)")
 
 
-def _binary(name, body, kind, *, parse, check=None):
+def _binary(name, body, kind, *, parse, check=None, grad="plain"):
     """Function (with out=), method and in-place forms of an elementwise binary op.
 
     parse(name, x, y, method) raises PyTorch's TypeError for invalid operands and returns them (numbers
-    unwrapped); check(compute dtype) raises the kernel's dtype error."""
+    unwrapped); check(compute dtype) raises the kernel's dtype error; grad: the in-place form's autograd
+    ('zero': differentiable with zero gradient, 'plain': leaf checks only, 'bypass': none), see `_write`."""
     kernel = _kernel(body)
+    out_grad = "plain" if grad == "plain" else "bypass"
 
     def core(x, y, out=None, self_=None):
         _check_int(x, y)
         _check_int(y, x)
+        if self_ is not None and grad != "bypass":
+            _check_leaf(self_)
         cdt, rdt = P.promote(kind, (x, y))
         shape = P.broadcast_error((_shape(x), _shape(y)))
         if self_ is not None:
@@ -208,8 +266,13 @@ def _binary(name, body, kind, *, parse, check=None):
             check(cdt)
         result = _run(kernel, x, y, cdt, rdt)
         if self_ is not None:
-            return self_._assign_from(result, name + "_")
-        return result if out is None else write_out(out, result)
+            return _write(self_, result, name + "_", grad, y)
+        if out is None:
+            return result
+        if out_grad == "bypass":
+            with no_grad():
+                return write_out(out, result)
+        return write_out(out, result)
 
     def function(input, other, *, out=None):
         x, y = parse(name, input, other, False)
@@ -307,7 +370,7 @@ def _logical_check(name):
 
 for _name, _op in _CMP.items():
     _forms = _binary(_name, lambda a, b, op=_op: _compare(op, a, b), ALWAYS_BOOL, parse=_parse_tensor_number,
-                     check=None if _name in ("eq", "ne") else _ordered_check(_name))
+                     check=None if _name in ("eq", "ne") else _ordered_check(_name), grad="zero")
     _install(_name, _forms, _CMP_ALIASES.get(_name, ()), doc=(
         f"`torch.{_name}(input, other, *, out=None)` -> bool tensor, elementwise `input {_op.__name__} "
         "other`; "
@@ -321,7 +384,7 @@ Tensor.__hash__ = lambda self: id(self)  # defining __eq__ must not make tensors
 _LOGICAL = {"logical_and": jnp.logical_and, "logical_or": jnp.logical_or, "logical_xor": jnp.logical_xor}
 for _name, _fn in _LOGICAL.items():
     _install(_name, _binary(_name, lambda a, b, f=_fn: f(_nonzero(a), _nonzero(b)), ALWAYS_BOOL,
-                            parse=_parse_tensors, check=_logical_check(_name)),
+                            parse=_parse_tensors, check=_logical_check(_name), grad="bypass"),
              doc=f"`torch.{_name}(input, other, *, out=None)` -> bool tensor: elementwise, nonzero is True "
                  "(both operands must be tensors).")
 
@@ -333,8 +396,11 @@ def _logical_not(input, out=None, self_=None, name="logical_not"):
     _logical_check("logical_not")(input._dtype)
     result = P.fresh(_logical_not_k(input._value), D.bool_, input._storage.device)
     if self_ is not None:
-        return self_._assign_from(result, "logical_not_")
-    return result if out is None else write_out(out, result)
+        return _write(self_, result, "logical_not_", "bypass")
+    if out is None:
+        return result
+    with no_grad():
+        return write_out(out, result)
 
 
 @register("logical_not", inplace=lambda self: _logical_not(self, self_=self), kind="pointwise")
@@ -386,6 +452,8 @@ _bitwise_not_k = jax.jit(lambda a: jnp.logical_not(a) if a.dtype == bool else jn
 
 def _bitwise_not(input, out=None, self_=None):
     _must_be_tensor("bitwise_not", input, "input", 1)
+    if self_ is not None:
+        _check_leaf(self_)
     if isinstance(out, Tensor) and out._dtype is not input._dtype:
         raise RuntimeError(f"Found dtype {short_name(out._dtype)} but expected {short_name(input._dtype)}")
     _integral_check("bitwise_not", barebones=False)(input._dtype)

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 import torchshim
-from harness import Arg, build, cases_of, compare_errors, compare_values, run_both
+from harness import Arg, cases_of, compare_errors, compare_values, run_both
 
 __all__ = ["Val", "grad_specs", "grad_fn_of", "check_grad", "record_grad_cases", "GRAD_DTYPES"]
 

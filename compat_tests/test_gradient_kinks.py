@@ -75,6 +75,16 @@ CASES = {
     "norm_p0_5": (lambda T, x: T.norm(x, 0.5), [V([0.0, -1.0, 2.0])]),
     "norm_p0": (lambda T, x: T.norm(x, 0), [V([0.0, -1.0, 2.0])]),
     "norm_fro_zero": (lambda T, x: T.norm(x, "fro"), [V([[0.0, 0.0], [0.0, 0.0]])]),
+    "norm2_zero_complex": (lambda T, x: T.norm(x), [V([0j, 0j], "complex128")]),
+    "norm_inf_complex": (lambda T, x: T.norm(x, INF), [V([1j, -1.0, 0.5], "complex128")]),
+    # ---- float32 variants (dtype of the gradients, single-precision conventions)
+    "clamp_scalar_f32": (lambda T, x: T.clamp(x, -0.5, 1.0), [V([-1.0, -0.5, 0.0, 1.0, 2.0], "float32")]),
+    "abs_f32": (lambda T, x: T.abs(x), [V([-1.0, 0.0, 2.0], "float32")]),
+    "maximum_f32": (lambda T, x, y: T.maximum(x, y), [V([1.0, 2.0], "float32"), V([1.0, 3.0], "float32")]),
+    "amax_f32": (lambda T, x: T.amax(x, 1), [V([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], "float32")]),
+    "norm2_zero_f32": (lambda T, x: T.norm(x, dim=1), [V([[0.0, 0.0], [3.0, 4.0]], "float32")]),
+    "std_const_f32": (lambda T, x: T.std(x, 1), [V([[2.0, 2.0, 2.0], [1.0, 2.0, 3.0]], "float32")]),
+    "pow_f32": (lambda T, x, y: T.pow(x, y), [V([0.0, 0.0, -2.0], "float32"), V([0.0, 2.0, 2.0], "float32")]),
     # ---- pow
     "pow_tensor": (lambda T, x, y: T.pow(x, y), [V([0.0, 0.0, 0.0, -2.0, -2.0, 2.0]),
                                                  V([0.0, 2.0, -1.0, 2.0, 0.5, 0.0])]),

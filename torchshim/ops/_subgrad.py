@@ -209,7 +209,7 @@ def copysign(a, b):
 
 
 def _copysign_jvp(primals, tangents):
-    (a, b), (ta, tb) = primals, tangents
+    (a, b), (ta, _) = primals, tangents  # no gradient for the sign's source
     out = copysign(a, b)
     if not _live(ta):
         return out, jnp.zeros_like(out)

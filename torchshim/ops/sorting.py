@@ -430,7 +430,7 @@ def _ad_tracers():
     types = [ad.JVPTracer]
     try:  # jax's vjp traces with LinearizeTracer (not exported)
         from jax._src.interpreters import ad as _ad
-        types += [getattr(_ad, "LinearizeTracer")] if hasattr(_ad, "LinearizeTracer") else []
+        types += [_ad.LinearizeTracer] if hasattr(_ad, "LinearizeTracer") else []
     except ImportError:
         pass
     return tuple(types)

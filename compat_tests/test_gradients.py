@@ -147,9 +147,6 @@ def test_gradient(case):
 
 
 # ---- engine behaviour the per-op cases avoid on purpose (grad_harness.py ENGINE_NOTES) --------------------------
-@pytest.mark.xfail(strict=True, reason="autograd/_engine.py _collect seeds its DFS with every root edge, so a node "
-                   "that produced two roots is walked twice: its inputs' dependency counts are doubled, never reach "
-                   "0, and the gradient is lost ('appears to not have been used in the graph')")
 def test_two_roots_from_one_node():
     def f(T, x):
         v, m = T.var_mean(x)

@@ -49,7 +49,7 @@ def _collect(roots):
     """Dependency counts of every node reachable from `roots` (iterative DFS)."""
     deps = {}
     seen = set()
-    stack = [n for n in roots]
+    stack = list(dict.fromkeys(roots))  # two roots may share a node: walk it once
     for n in roots:
         seen.add(n)
     while stack:

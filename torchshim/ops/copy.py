@@ -26,13 +26,28 @@ def dense_order(shape, stride):
     return tuple(reversed(big))
 
 
+def memory_order(nd, should_swap):
+    """PyTorch's permutation sort (TensorIterator::reorder_dimensions): dims from innermost to outermost,
+    ordered by the comparator `should_swap(d0, d1) -> 1 (swap), -1 (keep, stop), 0 (keep, go on)`."""
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
 def infer_dense_strides(shape, stride):
     """PyTorch's infer_dense_strides: dense strides that keep the memory order of (shape, stride) (the order
     TensorIterator gives its outputs; stride-0 dims don't move)."""
     nd = len(shape)
     if nd <= 1:
         return (1,) * nd
-    perm = list(range(nd - 1, -1, -1))
 
     def should_swap(d0, d1):
         s0, s1 = stride[d0], stride[d1]
@@ -42,18 +57,8 @@ def infer_dense_strides(shape, stride):
             return -1 if s0 < s1 else 1
         return 1 if shape[d0] > shape[d1] else 0
 
-    for i in range(1, nd):
-        d1 = i
-        for j in range(1, i + 1):
-            d0 = i - j
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
     out, cur = [0] * nd, 1
-    for d in perm:
+    for d in memory_order(nd, should_swap):
         out[d] = cur
         if shape[d] > 1:
             cur *= shape[d]

@@ -21,7 +21,7 @@ from .._storage import Storage
 from .._tensor import Tensor
 from . import _dispatch as P
 from ._registry import register, write_out
-from .copy import dense_order, infer_dense_strides
+from .copy import dense_order, infer_dense_strides, memory_order
 from .indexing import scalar_to
 
 __all__ = ["place", "finish", "cast", "fill_scalar", "infer_dtype", "tensor"]
@@ -463,18 +463,8 @@ def _iter_strides(shape, inputs):
             if shape[d0] > shape[d1]:
                 return 1
         return 0
-    perm = list(range(nd - 1, -1, -1))
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
     out, cur = [0] * nd, 1
-    for dim in perm:
+    for dim in memory_order(nd, should_swap):
         out[dim] = cur
         cur *= shape[dim]
     return tuple(out)

@@ -19,6 +19,7 @@ import numpy as np
 from . import _dtype as D
 from . import _view as V
 from ._tensor import Tensor
+from ._warnings import warn_once
 
 __all__ = ["getitem", "setitem"]
 
@@ -403,7 +404,7 @@ def _cast(value, dtype):
     """A tensor value as a jax array of `dtype`, warning like PyTorch's copy_ when complex becomes real."""
     v = value._value
     if value._dtype.is_complex and not dtype.is_complex:
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+        warn_once("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
         v = jnp.real(v)
     return v.astype(dtype.np) if v.dtype != dtype.np else v
 

@@ -607,7 +607,3 @@ def check_inplace_result(self, result_dtype, result_shape):
         raise RuntimeError(f"result type {short_name(result_dtype)} can't be cast to the desired output type "
                            f"{short_name(self._dtype)}")
 
-
-def warn_once(msg, category=UserWarning):
-    warnings.warn(msg, category, stacklevel=3)
-

@@ -21,6 +21,7 @@ from .. import _dtype as D
 from .. import _indexing as I
 from .._promotion import c_name, short_name
 from .._tensor import Tensor, _wrap_dim
+from .._warnings import warn_once
 from . import _dispatch as P
 from ._registry import register, write_out
 
@@ -341,9 +342,9 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
         if isinstance(src, Tensor):
-            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
-                          "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
-                          "options.", UserWarning, stacklevel=3)
+            warn_once("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+                      "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+                      "options.", UserWarning, stacklevel=3)
         mode = "sum" if reduce == "add" else "prod"
     return _scatter(input, dim, index, src, mode)
 
@@ -482,7 +483,7 @@ def index_fill(input, dim, index, value):
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """`torch.index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None)`; reduce 'prod',
     'mean' (integer mean floors), 'amax' or 'amin'. Warns that it is beta, like PyTorch."""
-    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
+    warn_once("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     dim, size = _index_func_checks("index_reduce", input, dim, index, source)
@@ -648,8 +649,8 @@ def where(condition, input=None, other=None):
     if not isinstance(condition, Tensor) or input is None or other is None:
         raise _combo("where", *[a for a in (condition, input, other) if a is not None])
     if condition._dtype is D.uint8:
-        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
-                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
+        warn_once("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                  "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
     elif condition._dtype is not D.bool_:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{short_name(condition._dtype)}")

@@ -7,7 +7,6 @@ path, chosen from the strides exactly as `should_fold` does).
 """
 import collections
 import math
-import warnings
 
 import jax
 import jax.numpy as jnp
@@ -16,6 +15,7 @@ from .. import _dtype as D
 from .. import return_types
 from .._promotion import c_name, can_cast, short_name
 from .._tensor import Tensor, _wrap_dim
+from .._warnings import warn_once
 from . import _dispatch as P
 from ._dispatch import DEFAULT
 from ._registry import register
@@ -729,7 +729,6 @@ def solve(input, A, *, out=None):
 
 
 # ---- cross / cdist / matrix_power / pinverse -------------------------------------------------------------
-_CROSS_WARNED = []
 
 
 @P.kernel(static=("dim", "shape"))
@@ -743,11 +742,9 @@ def cross(input, other, dim=None):
     """`torch.cross(input, other, dim=None, *, out=None)`: without dim, the first dim of size 3 (deprecated;
     warns once per process, like PyTorch). Operands broadcast; dtypes must match."""
     if dim is None:
-        if not _CROSS_WARNED:
-            _CROSS_WARNED.append(True)
-            warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
-                          "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change "
-                          "to agree with that of linalg.cross in a future release.", UserWarning, stacklevel=3)
+        warn_once("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+                  "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change "
+                  "to agree with that of linalg.cross in a future release.", UserWarning, stacklevel=3)
         dim = next((i for i, s in enumerate(input._shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")

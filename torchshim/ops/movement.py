@@ -6,7 +6,6 @@ Python-level parameters (dims, shifts, sizes, dtypes) are static. `checked_out` 
 is stricter than castability their exact PyTorch error; the write itself is the registry's `write_out`.
 """
 import functools
-import warnings
 
 import jax
 import jax.numpy as jnp
@@ -14,6 +13,7 @@ import jax.numpy as jnp
 from .. import _dtype as D
 from .._promotion import c_name, can_cast, short_name
 from .._tensor import Tensor, _wrap_dim
+from .._warnings import warn_once
 from . import _dispatch as P
 from ._dispatch import DEFAULT
 from ._registry import register, write_out
@@ -512,7 +512,6 @@ def block_diag(*tensors):
 
 
 # ---- meshgrid / cartesian_prod / take_along_dim ---------------------------------------------------------------
-_MESHGRID_WARNED = []
 
 
 def _check_same(tensors):
@@ -533,10 +532,8 @@ def meshgrid(*tensors, indexing=None):
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
-        if not _MESHGRID_WARNED:
-            _MESHGRID_WARNED.append(True)
-            warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
-                          "argument.", UserWarning, stacklevel=2)
+        warn_once("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+                  "argument.", UserWarning, stacklevel=2)
         indexing = "ij"
     _check_same(tensors)
     refs = list(tensors)

@@ -14,6 +14,7 @@ from .. import _device as Dev
 from .. import _dtype as D
 from .._promotion import promote_types, short_name
 from .._tensor import Tensor
+from .._warnings import warn_once
 from ._registry import register
 from .creation import _preserve_strides, _tp, cast, default_complex, finish
 
@@ -319,7 +320,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         )
     if requires_grad is None:
         if t.requires_grad:
-            warnings.warn(
+            warn_once(
                 "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
                 "False. Pass requires_grad=False explicitly to get the old behavior and silence this "
                 "warning.",

@@ -3,10 +3,10 @@
 Nothing here touches jax: reading and writing through views is `_view.read/write`. `reshape`, `flatten` and
 `contiguous` return views when PyTorch would, copies otherwise.
 """
-import warnings
 
 from .. import _view as V
 from .._tensor import Tensor, _wrap_dim
+from .._warnings import warn_once
 from ._registry import register
 
 __all__ = ["shape_arg"]
@@ -241,15 +241,15 @@ def _T(self):
     if self.ndim == 0:
         _deprecated_0d("Tensor.T", "This function is the identity in these cases.")
     elif self.ndim != 2:
-        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
-                      "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
-                      "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
-                      "tensor.", UserWarning, stacklevel=2)
+        warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+                  "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+                  "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                  "tensor.", UserWarning, stacklevel=2)
     return _pub("permute")(self, tuple(range(self.ndim - 1, -1, -1)))
 
 
 def _deprecated_0d(what, advice):
-    warnings.warn(f"{what} is deprecated on 0-D tensors. {advice}", UserWarning, stacklevel=3)
+    warn_once(f"{what} is deprecated on 0-D tensors. {advice}", UserWarning, stacklevel=3)
 
 
 def _mT(self):

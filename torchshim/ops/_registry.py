@@ -3,7 +3,9 @@
 - `torchshim.<name>` (with `out=` when `out=True`),
 - `Tensor.<name>` (when `method=True`),
 - `Tensor.<name>_` (when `inplace=True`: compute out of place, check shape/dtype like PyTorch, write back),
-- Python operators named in `operators` (`__add__`, reflected `__radd__`, in-place `__iadd__`).
+- Python operators named in `operators` (`__add__`, reflected `__radd__`, in-place `__iadd__`),
+- `torchshim.nn.functional.<name>` (when `functional=True`; `function=False, functional=True` for the
+  functions PyTorch has only in `torch.nn.functional`).
 
 Registering a name (or alias, or generated variant name) twice raises at import.
 """
@@ -18,15 +20,18 @@ from ..autograd.grad_mode import is_grad_enabled
 __all__ = ["register", "OPS", "install"]
 
 OPS = {}  # public name -> OpDef
+FUNCTIONAL = {}  # name -> public function, for torchshim.nn.functional (filled by install)
 _TAKEN = set()  # every generated name, to reject duplicates
 
 
 class OpDef:
-    __slots__ = ("name", "fn", "method", "inplace", "out", "aliases", "operators", "function", "kind")
+    __slots__ = ("name", "fn", "method", "inplace", "out", "aliases", "operators", "function", "kind",
+                 "functional")
 
-    def __init__(self, name, fn, method, inplace, out, aliases, operators, function, kind):
+    def __init__(self, name, fn, method, inplace, out, aliases, operators, function, kind, functional=False):
         self.name, self.fn, self.method, self.inplace, self.out = name, fn, method, inplace, out
         self.aliases, self.operators, self.function, self.kind = aliases, operators, function, kind
+        self.functional = functional
 
     def __repr__(self):
         return f"OpDef({self.name})"
@@ -39,8 +44,10 @@ def _claim(name):
 
 
 def register(name, *, method=True, inplace=False, out=False, aliases=(), operators=(), function=True,
-             kind="other"):
+             kind="other", functional=False):
     """Decorator: register `fn` (PyTorch's signature, works on Tensors) as op `name`.
+
+    functional: also `torchshim.nn.functional.<name>` (and its aliases).
 
     inplace: True derives `Tensor.name_` generically; a callable is used as `Tensor.name_` itself.
     kind: a tag for tests and docs ('pointwise', 'reduction', 'view', 'creation', ...).
@@ -53,7 +60,8 @@ def register(name, *, method=True, inplace=False, out=False, aliases=(), operato
                 _claim(("fn", n + "_"))
         for op in operators:
             _claim(("operator", op))
-        OPS[name] = OpDef(name, fn, method, inplace, out, tuple(aliases), tuple(operators), function, kind)
+        OPS[name] = OpDef(name, fn, method, inplace, out, tuple(aliases), tuple(operators), function, kind,
+                          functional)
         return fn
     return deco
 
@@ -134,10 +142,14 @@ def install(namespace):
         for n in (op.name, *op.aliases):
             if op.function:
                 namespace[n] = public
+            if op.functional:
+                FUNCTIONAL[n] = public
             if op.method:
                 setattr(Tensor, n, fn)
             if ip is not None:
                 setattr(Tensor, n + "_", ip)
+                if op.functional:
+                    FUNCTIONAL[n + "_"] = ip
         for o in op.operators:
             if o.startswith("__i"):
                 setattr(Tensor, o, _ioperator(ip))

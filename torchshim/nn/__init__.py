@@ -1,0 +1,4 @@
+"""`torch.nn`: Parameter, Module and the layers, `nn.functional`, `nn.init`, `nn.utils`, `nn.parallel`."""
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from . import functional, init, parallel, utils  # noqa: F401,E402

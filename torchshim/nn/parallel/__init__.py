@@ -1,0 +1,1 @@
+"""`torch.nn.parallel`: DataParallel and its helpers."""

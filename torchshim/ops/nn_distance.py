@@ -1,0 +1,1 @@
+"""torch.nn.functional ops, distances: cosine_similarity, pairwise_distance, pdist."""

@@ -1,0 +1,1 @@
+"""torch.nn.functional ops, embedding, embedding_bag, one_hot."""

@@ -41,6 +41,9 @@ def _sets_workers(arg):
     return arg.startswith(("-n", "--numprocesses")) or arg.endswith("no:xdist")
 
 
+BENCHES = ["eager_overhead", "autograd_step"]
+
+
 @nox.session
 def tests(session):
     """Conformance suite against real PyTorch: `nox -s tests [-- PYTEST_ARGS]`.
@@ -56,9 +59,14 @@ def tests(session):
 
 @nox.session
 def bench(session):
-    """Eager per-op overhead, PyTorch vs raw jax.numpy vs torchshim; writes bench/results/*.json."""
+    """The benchmarks, PyTorch vs raw JAX vs torchshim side by side: `nox -s bench` runs every script in
+    BENCHES; `nox -s bench -- NAME [ARGS]` runs one (e.g. `-- eager_overhead --iters 500`). Each prints its
+    table and writes bench/results/NAME.json."""
     _install_torchshim(session, ".[test]")
-    session.run("python", "bench/eager_overhead.py", *session.posargs)
+    args = list(session.posargs)
+    names = [args.pop(0)] if args and args[0] in BENCHES else BENCHES
+    for name in names:
+        session.run("python", f"bench/{name}.py", *args)
 
 
 @nox.session

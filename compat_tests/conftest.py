@@ -1,5 +1,5 @@
-"""Shared test setup: the harness on sys.path, torch (the oracle) imported up front, and jax's persistent
-compilation cache.
+"""Shared test setup: the harness on sys.path, torch (the oracle) imported up front, warn-once warnings made
+always (in both libraries), and jax's persistent compilation cache.
 
 Most of the suite's time is XLA compiling small kernels (each op, per dtype/shape/static arguments, and one
 whole-function jit per case in test_tracing.py). The persistent cache stores every compiled executable on
@@ -72,3 +72,12 @@ def _enable_compilation_cache():
 
 
 _enable_compilation_cache()  # before anything compiles (importing torchshim below, in the tests, may)
+
+# PyTorch's warn-once warnings (TORCH_WARN_ONCE) appear on every call in both libraries, so a test's warnings
+# do not depend on which test triggered them first in this process (torchshim-only tests such as
+# test_tracing.py would otherwise use up torchshim's once). test_warn_once.py checks the default, once-only
+# behaviour in fresh interpreters.
+torch.set_warn_always(True)
+import torchshim  # noqa: E402
+
+torchshim.set_warn_always(True)

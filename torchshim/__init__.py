@@ -23,6 +23,7 @@ _install(globals())
 from ._legacy import *  # noqa: E402,F401,F403  FloatTensor, LongTensor, ...
 from ._random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401,E501
 from ._tensor_str import set_printoptions  # noqa: E402,F401
+from ._warnings import is_warn_always_enabled, set_warn_always  # noqa: E402,F401
 from . import autograd, cuda, utils  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401

@@ -8,8 +8,9 @@ Cases
   grad_pen   a WGAN-GP gradient-penalty step on an MLP critic 128-256-1, batch 64 (double backward)
 
 Each case is warmed up, then timed as the median over `--batches` batches of `--iters` calls (ms per call);
-JAX and torchshim block on their results. Writes bench/results/autograd_step.json.
-Run: `nox -s bench` or `python bench/autograd_step.py [--iters N --batches N --warmup N]`.
+JAX and torchshim block on their results, PyTorch synchronizes on CUDA. `--device cuda` runs all three on the
+GPU (jax's GPU backend; PyTorch's CUDA build). Writes bench/results/autograd_step.json.
+Run: `nox -s bench` or `python bench/autograd_step.py [--iters N --batches N --warmup N --device cpu|cuda]`.
 """
 import argparse
 import json
@@ -35,6 +36,17 @@ except ImportError:
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LR, MOMENTUM = 0.01, 0.9
+DEVICE = ["cpu"]  # set by --device: where every flavour's arrays live
+
+
+def _put(a):
+    """A numpy array as a jax array on DEVICE."""
+    return jax.device_put(jnp.asarray(a), jax.devices("gpu" if DEVICE[0] == "cuda" else "cpu")[0])
+
+
+def _t(T, a, **kw):
+    """A numpy array as a torch/torchshim tensor on DEVICE."""
+    return T.tensor(a, device=DEVICE[0], **kw)
 
 
 def _data(seed=0):
@@ -50,9 +62,9 @@ def _data(seed=0):
 def _lib_mlp_step(T):
     """PyTorch-style code, run unchanged on torch and torchshim."""
     w, x, y = _data()
-    params = [T.tensor(a, requires_grad=True) for a in w]
+    params = [_t(T, a, requires_grad=True) for a in w]
     bufs = [T.zeros_like(p) for p in params]
-    x, y = T.tensor(x), T.tensor(y)
+    x, y = _t(T, x), _t(T, y)
 
     def step():
         w1, b1, w2, b2, w3, b3 = params
@@ -86,8 +98,8 @@ def _jax_update(params, bufs, grads):
 
 def _jax_mlp_step(jit):
     w, x, y = _data()
-    state = {"p": [jnp.asarray(a) for a in w], "b": [jnp.zeros_like(jnp.asarray(a)) for a in w]}
-    x, y = jnp.asarray(x), jnp.asarray(y)
+    state = {"p": [_put(a) for a in w], "b": [jnp.zeros_like(_put(a)) for a in w]}
+    x, y = _put(x), _put(y)
 
     def raw(p, b):
         loss, g = jax.value_and_grad(_jax_loss)(p, x, y)
@@ -110,7 +122,7 @@ def _hvp_data():
 
 def _lib_hvp(T):
     a, x0, v0 = _hvp_data()
-    a, x, v = T.tensor(a), T.tensor(x0, requires_grad=True), T.tensor(v0)
+    a, x, v = _t(T, a), _t(T, x0, requires_grad=True), _t(T, v0)
 
     def step():
         loss = ((a @ x).tanh() ** 2).sum()
@@ -121,7 +133,7 @@ def _lib_hvp(T):
 
 
 def _jax_hvp(jit):
-    a, x, v = map(jnp.asarray, _hvp_data())
+    a, x, v = map(_put, _hvp_data())
 
     def hvp(x):
         f = lambda z: (jnp.tanh(a @ z) ** 2).sum()  # noqa: E731
@@ -140,8 +152,8 @@ def _gp_data():
 
 def _lib_grad_pen(T):
     w, real, fake, alpha = _gp_data()
-    params = [T.tensor(a, requires_grad=True) for a in w]
-    real, fake, alpha = T.tensor(real), T.tensor(fake), T.tensor(alpha)
+    params = [_t(T, a, requires_grad=True) for a in w]
+    real, fake, alpha = _t(T, real), _t(T, fake), _t(T, alpha)
 
     def step():
         w1, b1, w2, b2 = params
@@ -161,8 +173,8 @@ def _lib_grad_pen(T):
 
 def _jax_grad_pen(jit):
     w, real, fake, alpha = _gp_data()
-    state = {"p": [jnp.asarray(a) for a in w]}
-    real, fake, alpha = jnp.asarray(real), jnp.asarray(fake), jnp.asarray(alpha)
+    state = {"p": [_put(a) for a in w]}
+    real, fake, alpha = _put(real), _put(fake), _put(alpha)
 
     def critic(p, x):
         w1, b1, w2, b2 = p
@@ -196,6 +208,8 @@ def _block(r):
     if isinstance(r, torchshim.Tensor):
         r = r._value
     if torch is not None and isinstance(r, torch.Tensor):
+        if r.is_cuda:
+            torch.cuda.synchronize()
         return r
     return jax.block_until_ready(r)
 
@@ -217,8 +231,10 @@ def main(argv=None):
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--batches", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     ap.add_argument("--json", default=os.path.join(HERE, "results", "autograd_step.json"))
     args = ap.parse_args(argv)
+    DEVICE[0] = args.device
     rows = {}
     print(f"{'case':10} {'torch ms':>9} {'jax eager':>10} {'jax.jit':>8} {'torchshim':>10} {'ts/torch':>9} "
           f"{'ts/jax eager':>13}")
@@ -239,8 +255,8 @@ def main(argv=None):
               f"{r['torchshim_over_jax_eager']:13.2f}")
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
-        json.dump({"jax": jax.__version__, "torch": getattr(torch, "__version__", None), "cases": rows}, f,
-                  indent=1)
+        json.dump({"jax": jax.__version__, "torch": getattr(torch, "__version__", None), "device": args.device,
+                   "jax_backend": jax.default_backend(), "cpus": os.cpu_count(), "cases": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

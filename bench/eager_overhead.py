@@ -11,7 +11,9 @@ Each case is warmed up (`--warmup` calls, which also compiles torchshim's kernel
 batches of `--iters` calls; the reported time is the median over batches of (batch time / iters), in µs.
 
 Writes a table to stdout and the same numbers as JSON to bench/results/eager_overhead.json (or `--json`).
-Run: `nox -s bench`, or `python bench/eager_overhead.py [--iters N --batches N --warmup N --no-torch]`.
+`--device cuda` puts every flavour's arrays on the GPU (PyTorch then synchronizes inside every timed call).
+Run: `nox -s bench`, or `python bench/eager_overhead.py [--iters N --batches N --warmup N --no-torch
+--device cpu|cuda]`.
 """
 import argparse
 import gc
@@ -158,16 +160,17 @@ def _setups(flavour):
     return {("sum" if k == "sum_" else k): f for k, f in cases.items()}
 
 
-def _inputs(flavour):
+def _inputs(flavour, device):
     rng = np.random.default_rng(0)
     a = rng.standard_normal(SHAPE).astype(np.float32)
     b = rng.standard_normal(SHAPE).astype(np.float32)
     v = np.array([1.5, -2.5], dtype=np.float32)
     if flavour == "torch":
-        return torch.from_numpy(a.copy()), torch.from_numpy(b.copy()), torch.from_numpy(v.copy())
+        return tuple(torch.from_numpy(x.copy()).to(device) for x in (a, b, v))
     if flavour == "jax":
-        return jnp.asarray(a), jnp.asarray(b), jnp.asarray(v)
-    return torchshim.tensor(a), torchshim.tensor(b), torchshim.tensor(v)
+        dev = jax.devices("gpu" if device == "cuda" else "cpu")[0]
+        return tuple(jax.device_put(jnp.asarray(x), dev) for x in (a, b, v))
+    return tuple(torchshim.tensor(x, device=device) for x in (a, b, v))
 
 
 # ----- timing -----------------------------------------------------------------------------------------------
@@ -190,10 +193,19 @@ def _time(fn, warmup, iters, batches):
     return statistics.median(per_call)
 
 
-def run(flavour, case, warmup, iters, batches):
+def _synced(fn):
+    def f():
+        fn()
+        torch.cuda.synchronize()
+    return f
+
+
+def run(flavour, case, warmup, iters, batches, device="cpu"):
     """(µs per call, None) or (None, why it could not run)."""
     try:
-        fn = _setups(flavour)[case](*_inputs(flavour))
+        fn = _setups(flavour)[case](*_inputs(flavour, device))
+        if flavour == "torch" and device == "cuda":
+            fn = _synced(fn)
         fn()  # probe: an op that torchshim does not have yet fails here, not mid-measurement
     except Exception as e:  # noqa: BLE001  reported in the table
         return None, f"{type(e).__name__}: {e}"
@@ -210,6 +222,7 @@ def main(argv=None):
     p.add_argument("--iters", type=int, default=2000, help="calls per timed batch (default 2000)")
     p.add_argument("--batches", type=int, default=7, help="timed batches; the median is reported (default 7)")
     p.add_argument("--no-torch", action="store_true", help="skip the PyTorch column")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where the arrays live")
     p.add_argument("--json", default=DEFAULT_JSON, help="where to write the results "
                    "(default bench/results/eager_overhead.json)")
     args = p.parse_args(argv)
@@ -222,7 +235,7 @@ def main(argv=None):
         for fl in ("torch", "jax", "torchshim"):
             us = None
             if fl in flavours:
-                us, err = run(fl, case, args.warmup, args.iters, args.batches)
+                us, err = run(fl, case, args.warmup, args.iters, args.batches, args.device)
                 if err is not None:
                     errors[f"{case}/{fl}"] = err
             row[f"{fl}_us"] = us
@@ -268,7 +281,7 @@ def main(argv=None):
             "torch": torch.__version__ if torch is not None and "torch" in flavours else None,
         },
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
-                    "jax_backend": jax.default_backend()},
+                    "jax_backend": jax.default_backend(), "device": args.device},
         "pointwise_target_torchshim_over_jax": 1.5,
         "rows": rows,
         "errors": errors,

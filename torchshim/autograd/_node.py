@@ -232,11 +232,17 @@ def _modified_msg(saved, owner_name, nr):
             "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-_saved_state = threading.local()
+class _SavedState(threading.local):
+    """Per-thread saved-tensor hooks: a stack of (pack, unpack) and the reason they are disabled, if so."""
+    stack = None
+    disabled = None
+
+
+_saved_state = _SavedState()
 
 
 def _saved_hooks():
-    stack = getattr(_saved_state, "stack", None)
+    stack = _saved_state.stack
     return stack[-1] if stack else None
 
 

@@ -121,7 +121,7 @@ def differentiable(name, fn):
     input_rule = F.INPUT_RULES.get(name)
 
     def op(*args, **kwargs):
-        if not getattr(_state, "enabled", True) or not any_requires_grad(args, kwargs):
+        if not _state.enabled or not any_requires_grad(args, kwargs):
             return fn(*args, **kwargs)
         _state.enabled = False
         try:
@@ -166,7 +166,7 @@ def _make_forward(fn, template, metas, picked):
     def forward(arrays):
         ts = [fresh(a, dt, dev) for a, (dt, dev) in zip(arrays, metas)]
         args, kwargs = _fill(template, ts)
-        prev = getattr(_state, "enabled", True)
+        prev = _state.enabled
         _state.enabled = False
         try:
             out = fn(*args, **kwargs)

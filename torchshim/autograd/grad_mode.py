@@ -4,12 +4,18 @@ import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled"]
 
-_state = threading.local()
+class _GradState(threading.local):
+    """Per-thread grad mode. The class attribute is every thread's starting value, so reading `enabled` never
+    goes through a missing-attribute lookup (a getattr default costs microseconds on every op)."""
+    enabled = True
+
+
+_state = _GradState()
 
 
 def is_grad_enabled():
     """`torch.is_grad_enabled()`: whether ops record history in this thread."""
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set(flag):

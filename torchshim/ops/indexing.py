@@ -20,6 +20,7 @@ from .. import _device as Dev
 from .. import _dtype as D
 from .. import _indexing as I
 from .._promotion import c_name, short_name
+from .._index_check import first_out_of_range
 from .._tensor import Tensor, _wrap_dim
 from .._warnings import warn_once
 from . import _dispatch as P
@@ -51,11 +52,7 @@ def _host(arr):
 
 def _first_bad(t, lo, hi):
     """The first (C order) value of index tensor `t` outside [lo, hi); None if none or under tracing."""
-    a = _host(t._value)
-    if a is None or a.size == 0:
-        return None
-    bad = (a < lo) | (a >= hi)
-    return int(a[bad].flat[0]) if bad.any() else None
+    return first_out_of_range(t, lo, hi)
 
 
 def _overflows(v, d):

@@ -1,10 +1,8 @@
 """`torch.utils.hooks.RemovableHandle`: what every `register_*hook` returns."""
-import itertools
 import weakref
+from collections import OrderedDict
 
 __all__ = ["RemovableHandle", "HookDict"]
-
-_ids = itertools.count()
 
 
 class HookDict(dict):
@@ -16,9 +14,12 @@ class HookDict(dict):
 class RemovableHandle:
     """A handle that removes one hook from its dict: `handle.remove()`, or use it as a context manager."""
 
+    next_id = 0
+
     def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(_ids)
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
         self.extra_dict_ref = tuple(weakref.ref(d) for d in (
             extra_dict if isinstance(extra_dict, list) else [extra_dict] if extra_dict is not None else []))
 
@@ -30,6 +31,16 @@ class RemovableHandle:
             d = ref()
             if d is not None:
                 d.pop(self.id, None)
+
+    def __getstate__(self):
+        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
+
+    def __setstate__(self, state):
+        self.hooks_dict_ref = weakref.ref(OrderedDict() if state[0] is None else state[0])
+        self.id = state[1]
+        RemovableHandle.next_id = max(RemovableHandle.next_id, self.id + 1)
+        extra = () if len(state) < 3 or state[2] is None else state[2]
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra)
 
     def __enter__(self):
         return self

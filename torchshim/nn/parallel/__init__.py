@@ -1,1 +1,10 @@
-"""`torch.nn.parallel`: DataParallel and its helpers."""
+"""`torch.nn.parallel`: DataParallel and its pieces (replicate, scatter, parallel_apply, gather), and
+DistributedDataParallel (which needs process groups torchshim does not have)."""
+from .data_parallel import DataParallel, data_parallel
+from .distributed import DistributedDataParallel
+from .parallel_apply import parallel_apply
+from .replicate import replicate
+from .scatter_gather import gather, scatter
+
+__all__ = ["replicate", "scatter", "parallel_apply", "gather", "data_parallel", "DataParallel",
+           "DistributedDataParallel"]

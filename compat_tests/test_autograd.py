@@ -705,3 +705,20 @@ def test_gradient_through_boolean_mask_indexing():
         h, = T.autograd.grad(g.sum(), x)
         return g.detach(), h
     check(fn)
+
+
+def test_function_returning_input_marked_non_differentiable():
+    def fn(T):
+        class Same(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_non_differentiable(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        y = Same.apply(T.ones(2, requires_grad=True) * 1)
+        return y.requires_grad, y.grad_fn is None, y
+    check(fn)

@@ -210,13 +210,14 @@ def _wrap_outputs(ctx, args, out, recording):
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
             continue
+        marked = id(o) in non_diff  # before aliasing: the mark names the object forward returned
         if id(o) in dirty:
             if o._requires_grad and o._grad_fn is None and not o._diff_view:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
         elif id(o) in inputs_by_id:
             o = outs[i] = _alias(o)
         ctx._out_meta.append((o._shape, o._dtype, o._storage.device))  # every tensor output gets a grad slot
-        if id(o) in non_diff or not (o._dtype.is_floating_point or o._dtype.is_complex):
+        if marked or not (o._dtype.is_floating_point or o._dtype.is_complex):
             o._requires_grad = False
         else:
             o._grad_fn, o._output_nr, o._requires_grad = ctx, nr, True

@@ -209,13 +209,20 @@ def _both_raised(stage, r, g, msg):
     return False
 
 
+def _plain(x):
+    """A detached copy; torch's ZeroTensor (the gradient of sgn, abs's derivative, ...) as ordinary zeros."""
+    if isinstance(x, torch.Tensor) and x._is_zerotensor():
+        return torch.zeros(x.shape, dtype=x.dtype)
+    return x.detach()
+
+
 def _detached(xs):
-    return [x.detach() if x is not None else None for x in xs]
+    return [_plain(x) if x is not None else None for x in xs]
 
 
 def _zeros_for_none(grads, leaves, T):
     grads = grads if grads is not None else [None] * len(leaves)
-    return [g.detach() if g is not None else T.zeros_like(l.detach()) for g, l in zip(grads, leaves)]
+    return [_plain(g) if g is not None else T.zeros_like(l.detach()) for g, l in zip(grads, leaves)]
 
 
 def _compare_outcomes(mode, r, g, rtol, atol, grad_rtol, grad_atol, msg, expect_error):

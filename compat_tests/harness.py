@@ -168,11 +168,11 @@ def compare_errors(ref, got, msg="exact"):
 def to_numpy(t):
     """A numpy copy of a torch or torchshim tensor (bfloat16/float8 widened to float32)."""
     if isinstance(t, torch.Tensor):
-        t = t.detach().cpu().resolve_conj()
+        t = t.detach().cpu().resolve_conj().resolve_neg()
         if t.dtype == torch.bfloat16 or "float8" in str(t.dtype):
             t = t.float()
         return t.numpy()
-    t = t.detach()
+    t = t.detach().resolve_conj().resolve_neg()
     if t.dtype in (torchshim.bfloat16, torchshim.float8_e4m3fn, torchshim.float8_e5m2):
         t = t.float()
     return t.numpy()

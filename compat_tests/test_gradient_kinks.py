@@ -177,7 +177,6 @@ CASES = {
 
 # name -> (reason, strict): gaps that are not an op's jax formulation (see the report)
 XFAIL = {
-    "relu": ("torchshim has no torch.relu in its op table yet (activations are not implemented)", False),
     "norm_p0": ("PyTorch's norm(p=0) backward returns an undefined gradient (autograd.grad gives None); the "
                 "torchshim engine has no undefined gradients and returns zeros", True),
     "floor_divide": ("PyTorch's floor_divide has no derivative (grad_fn NotImplemented, backward raises); "

@@ -40,6 +40,7 @@ DATA_DEPENDENT = {
     # dims given as a tensor: the records using `call=` pass `dims=T.tensor(1)`, built inside the traced
     # function, hence a tracer (jax stages every op under jit)
     "tensordot": lambda rec, kw, specs: rec.call is not None,
+    "one_hot": lambda rec, kw, specs: kw.get("num_classes", -1) == -1,  # classes inferred from the values
 }
 
 

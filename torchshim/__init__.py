@@ -10,6 +10,7 @@ _jax.config.update("jax_enable_x64", True)  # int64/float64 are PyTorch's defaul
 from . import _dtype as _D  # noqa: E402
 from ._device import device, get_default_device, set_default_device  # noqa: E402
 from ._dtype import dtype, finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: E402
+from ._layout import layout, memory_format  # noqa: E402
 from ._promotion import can_cast, promote_types, result_type  # noqa: E402
 from ._tensor import Size, Tensor  # noqa: E402
 from . import ops as _ops  # noqa: E402,F401  (registers every op)
@@ -17,6 +18,8 @@ from . import _indexing  # noqa: E402,F401  (Tensor.__getitem__/__setitem__)
 from .ops._registry import install as _install  # noqa: E402
 
 globals().update(_D.PUBLIC)
+from ._layout import PUBLIC as _LAYOUTS  # noqa: E402
+globals().update(_LAYOUTS)  # torch.strided, torch.channels_last, ...
 bool = _D.bool_  # noqa: A001  torch.bool
 _install(globals())
 
@@ -30,3 +33,4 @@ from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set
 
 __version__ = "2.13.0+torchshim.0.1.0"
 from . import return_types  # noqa: E402,F401
+from . import func  # noqa: E402,F401

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _device as Dev
 from . import _dtype as D
+from . import _layout as L
 from . import _view as V
 from ._promotion import can_cast, short_name
 from ._storage import Storage, UntypedStorage
@@ -45,6 +46,9 @@ class Size(tuple):
         return Size(tuple(other) + tuple(self))
 
 
+_DERIVE = object()  # Tensor._make: derive the lens from the dtypes
+
+
 class _VersionCounter:
     __slots__ = ("value",)
 
@@ -58,7 +62,7 @@ class Tensor:
 
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_natural", "_cache", "_vc", "_base",
                  "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_retains_grad", "_hooks", "_node", "_diff_view",
-                 "_grad_version", "__dict__",
+                 "_grad_version", "_lens", "__dict__",
                  "__weakref__")
 
     # ----- construction -------------------------------------------------------------------------------
@@ -70,14 +74,19 @@ class Tensor:
         pass
 
     @classmethod
-    def _make(cls, storage, shape, stride, offset, dtype, vc=None, base=None):
+    def _make(cls, storage, shape, stride, offset, dtype, vc=None, base=None, lens=_DERIVE):
+        """A tensor over `storage`; `lens` (see _view.py) is derived from the dtypes unless given."""
+        if lens is _DERIVE:
+            lens = V.derive_lens(storage.array, dtype)
         t = object.__new__(cls)
         t._storage = storage
         t._shape = shape
         t._stride = stride
         t._offset = offset
         t._dtype = dtype
-        t._natural = offset == 0 and shape == storage.array.shape and stride == V.contiguous_strides(shape)
+        t._natural = (lens is None and offset == 0 and shape == storage.array.shape
+                      and stride == V.contiguous_strides(shape))
+        t._lens = lens
         t._cache = None
         t._vc = vc if vc is not None else _VersionCounter()
         t._base = base
@@ -103,7 +112,7 @@ class Tensor:
         c = self._cache
         if c is not None and c[0] is arr:
             return c[1]
-        v = V.read(arr, self._shape, self._stride, self._offset)
+        v = V.read(arr, self._shape, self._stride, self._offset, self._lens)
         self._cache = (arr, v)
         return v
 
@@ -120,13 +129,14 @@ class Tensor:
                 raise RuntimeError(
                     "unsupported operation: more than one element of the written-to tensor refers to a single "
                     "memory location. Please clone() the tensor before performing the operation.")
-            st.array = V.write(st.array, value, self._shape, self._stride, self._offset)
+            st.array = V.write(st.array, value, self._shape, self._stride, self._offset, self._lens)
         self._vc.value += 1
 
     def _as_view(self, shape, stride, offset):
         """A new tensor viewing this one's storage with the given geometry (shares the version counter)."""
         root = self._base if self._base is not None else self
-        return Tensor._make(self._storage, tuple(shape), tuple(stride), offset, self._dtype, self._vc, root)
+        return Tensor._make(self._storage, tuple(shape), tuple(stride), offset, self._dtype, self._vc, root,
+                            self._lens)
 
     def _assign_from(self, result, opname):
         """Write `result` (a Tensor, jax array or number) into self as in-place op `opname` (an in-place op,
@@ -139,7 +149,7 @@ class Tensor:
         shape = tuple(shape)
         self._storage = Storage(jnp.zeros(shape, self._dtype.np), self._storage.device)
         self._shape, self._stride, self._offset = shape, V.contiguous_strides(shape), 0
-        self._natural, self._cache = True, None
+        self._natural, self._cache, self._lens = True, None, None
 
     # ----- metadata --------------------------------------------------------------------------------------
     @property
@@ -173,7 +183,7 @@ class Tensor:
     is_meta = False
     is_mkldnn = False
     is_nested = False
-    layout = "torch.strided"
+    layout = L.strided
 
     def get_device(self):
         """`Tensor.get_device()`: the cuda index, or -1 for cpu tensors."""
@@ -214,8 +224,15 @@ class Tensor:
     def storage_offset(self):
         return self._offset
 
-    def is_contiguous(self, memory_format=None):
-        return V.is_contiguous(self._shape, self._stride)
+    def is_contiguous(self, *args, memory_format=L.contiguous_format):
+        """`Tensor.is_contiguous(memory_format=torch.contiguous_format)`; channels_last(_3d): NHWC (NDHWC)."""
+        if args:
+            raise TypeError(f"is_contiguous() takes 0 positional arguments but {len(args)} was given")
+        plain = V.is_contiguous(self._shape, self._stride)
+        if memory_format is L.contiguous_format:
+            return plain
+        fmt = L.check_memory_format("is_contiguous", memory_format, optional=False)
+        return L.is_contiguous_as(self._shape, self._stride, fmt, plain)
 
     def is_floating_point(self):
         return self._dtype.is_floating_point
@@ -252,7 +269,7 @@ class Tensor:
     @property
     def data(self):
         """`.data`: shares storage, not history or version counter (writes are invisible to autograd)."""
-        t = Tensor._make(self._storage, self._shape, self._stride, self._offset, self._dtype)
+        t = Tensor._make(self._storage, self._shape, self._stride, self._offset, self._dtype, lens=self._lens)
         return t
 
     @data.setter
@@ -261,12 +278,12 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, not {type(new).__name__}")
         self._storage, self._shape, self._stride = new._storage, new._shape, new._stride
         self._offset, self._dtype, self._natural = new._offset, new._dtype, new._natural
-        self._cache = None
+        self._cache, self._lens = None, new._lens
 
     def detach(self):
         """`detach()`: shares storage and version counter; no history."""
         t = Tensor._make(self._storage, self._shape, self._stride, self._offset, self._dtype, self._vc,
-                         self._base)
+                         self._base, self._lens)
         t._diff_view = False
         return t
 
@@ -346,6 +363,12 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
+        if self._lens is not None and not force:
+            bit = "conjugate" if self._lens[1] else "negative" if self._lens[2] else None
+            if bit is not None:
+                fix = "resolve_conj" if self._lens[1] else "resolve_neg"
+                raise RuntimeError(f"Can't call numpy() on Tensor that has {bit} bit set. Use "
+                                   f"tensor.{fix}().numpy() instead.")
         if self._storage.device.type != "cpu" and not force:
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy "
                             "the tensor to host memory first.")
@@ -466,12 +489,13 @@ class Tensor:
     def to(self, *args, **kwargs):
         """`to(dtype)`, `to(device, dtype=None)`, `to(other)`, with `non_blocking`, `copy`, `memory_format`.
 
-        Returns self when nothing changes (unless copy=True), like PyTorch."""
+        Returns self when nothing changes (unless copy=True), like PyTorch; a copy keeps self's dense strides
+        (memory_format=torch.preserve_format) or takes the format's."""
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         copy = kwargs.pop("copy", False)
         kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
+        fmt = L.check_memory_format("to", kwargs.pop("memory_format", None))
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
         for a in args:
@@ -487,59 +511,30 @@ class Tensor:
                 raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
         dev = self._storage.device if device is None else Dev.canonical(device)
         dt = self._dtype if dtype is None else dtype
-        if dev is self._storage.device and dt is self._dtype and not copy:
+        if dev is self._storage.device and dt is self._dtype and not copy and (
+                fmt is L.preserve_format or L.suggest_memory_format(self._shape, self._stride) is fmt):
             return self
+        if fmt is not L.preserve_format and fmt is not L.contiguous_format:
+            L.check_rank(len(self._shape), fmt)
         from .ops._dispatch import convert
-        return convert(self, dt, dev)
+        out = convert(self, dt, dev)
+        if fmt is L.preserve_format and self._stride == out._stride:
+            return out  # contiguous stays contiguous
+        from .ops.copy import relayout_
+        return relayout_(out, self._stride, fmt)
 
     def cpu(self, memory_format=None):
-        return self.to("cpu")
+        return self.to("cpu", memory_format=memory_format)
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         if device is None:
             device = "cuda"
         elif isinstance(device, int):
             device = f"cuda:{device}"
-        return self.to(device)
+        return self.to(device, memory_format=memory_format)
 
     def _cast(self, d):
         return self.to(d)
-
-    def float(self, memory_format=None):
-        return self.to(D.float32)
-
-    def double(self, memory_format=None):
-        return self.to(D.float64)
-
-    def half(self, memory_format=None):
-        return self.to(D.float16)
-
-    def bfloat16(self, memory_format=None):
-        return self.to(D.bfloat16)
-
-    def int(self, memory_format=None):
-        return self.to(D.int32)
-
-    def long(self, memory_format=None):
-        return self.to(D.int64)
-
-    def short(self, memory_format=None):
-        return self.to(D.int16)
-
-    def char(self, memory_format=None):
-        return self.to(D.int8)
-
-    def byte(self, memory_format=None):
-        return self.to(D.uint8)
-
-    def bool(self, memory_format=None):
-        return self.to(D.bool_)
-
-    def cfloat(self, memory_format=None):
-        return self.to(D.complex64)
-
-    def cdouble(self, memory_format=None):
-        return self.to(D.complex128)
 
     def pin_memory(self, device=None):
         return self
@@ -552,6 +547,20 @@ class Tensor:
 
     def is_shared(self):
         return False
+
+
+def _dtype_method(name, d):
+    def m(self, memory_format=None):
+        return self.to(d, memory_format=memory_format)
+    m.__name__, m.__qualname__ = name, "Tensor." + name
+    m.__doc__ = f"`Tensor.{name}(memory_format=torch.preserve_format)`: `self.to(torch.{d.name}, memory_format=...)`."
+    return m
+
+
+for _n, _d in (("float", D.float32), ("double", D.float64), ("half", D.float16), ("bfloat16", D.bfloat16),
+               ("int", D.int32), ("long", D.int64), ("short", D.int16), ("char", D.int8), ("byte", D.uint8),
+               ("bool", D.bool_), ("cfloat", D.complex64), ("cdouble", D.complex128)):
+    setattr(Tensor, _n, _dtype_method(_n, _d))
 
 
 @partial(jax.jit, static_argnums=(1, 2))
@@ -590,7 +599,7 @@ def wrap(array, dtype=None, device=None):
     if device is None:
         device = Dev.of_array(array)
     shape = tuple(array.shape)
-    return Tensor._make(Storage(array, device), shape, V.contiguous_strides(shape), 0, dtype)
+    return Tensor._make(Storage(array, device), shape, V.contiguous_strides(shape), 0, dtype, lens=None)
 
 
 def to_array(x):

@@ -12,7 +12,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-__all__ = ["contiguous_strides", "is_contiguous", "compute_view_stride", "read", "write", "has_overlap"]
+__all__ = ["contiguous_strides", "is_contiguous", "compute_view_stride", "read", "write", "has_overlap",
+           "lens_of", "derive_lens", "lens_numel", "storage_as", "storage_from", "read_relative", "write_relative"]
 
 
 @lru_cache(maxsize=4096)
@@ -127,12 +128,9 @@ def _segment(flat, offset, extent):
     return lax.slice(flat, (offset,), (end,)), flat
 
 
-@partial(jax.jit, static_argnums=(1, 2, 3))
-def read(array, shape, stride, offset):
-    """The view (shape, stride, offset) of the storage whose array is `array` (any shape)."""
-    flat = array.reshape(-1)
+def _read_flat(flat, shape, stride, offset):
     if numel(shape) == 0:
-        return jnp.zeros(shape, array.dtype)
+        return jnp.zeros(shape, flat.dtype)
     plan = _lattice(shape, stride, offset)
     if plan is None:
         return flat[index_map(shape, stride, offset)]
@@ -144,21 +142,144 @@ def read(array, shape, stride, offset):
     return jnp.broadcast_to(out, shape)
 
 
-@partial(jax.jit, static_argnums=(2, 3, 4))
-def write(array, values, shape, stride, offset):
-    """The storage array after writing `values` (the view's shape, storage dtype) through the view."""
-    if numel(shape) == 0:
-        return array
-    flat = array.reshape(-1)
+def _write_flat(flat, values, shape, stride, offset):
     n = flat.shape[0]
     plan = _lattice(shape, stride, offset)
-    values = jnp.broadcast_to(values, shape).astype(array.dtype)
+    values = jnp.broadcast_to(values, shape).astype(flat.dtype)
     if plan is None:
-        return flat.at[index_map(shape, stride, offset).reshape(-1)].set(values.reshape(-1)).reshape(array.shape)
+        return flat.at[index_map(shape, stride, offset).reshape(-1)].set(values.reshape(-1))
     seg, padded = _segment(flat, offset, plan["extent"])
     vals = values.reshape(tuple(shape[i] for i in plan["dims"]))
     inv = tuple(plan["dims"].index(d) for d in plan["order"])  # ascending dim order -> lattice order
     vals = vals.transpose(inv) if inv else vals.reshape(())
     seg = seg.reshape(plan["lattice"]).at[plan["slices"]].set(vals).reshape(-1)
     padded = lax.dynamic_update_slice(padded, seg, (offset,))
-    return padded[:n].reshape(array.shape)
+    return padded[:n]
+
+
+@partial(jax.jit, static_argnums=(1, 2, 3, 4))
+def read(array, shape, stride, offset, lens=None):
+    """The view (shape, stride, offset) of the storage whose array is `array` (any shape), seen through `lens`
+    (see `storage_as`; None: the storage's own elements)."""
+    if lens is None:
+        return _read_flat(array.reshape(-1), shape, stride, offset)
+    kind, conj, neg = lens
+    return _flags(_read_flat(storage_as(array, kind), shape, stride, offset), conj, neg)
+
+
+@partial(jax.jit, static_argnums=(2, 3, 4, 5))
+def write(array, values, shape, stride, offset, lens=None):
+    """The storage array after writing `values` (the view's shape, storage dtype) through the view."""
+    if numel(shape) == 0:
+        return array
+    if lens is None:
+        return _write_flat(array.reshape(-1), values, shape, stride, offset).reshape(array.shape)
+    kind, conj, neg = lens
+    flat = storage_as(array, kind)
+    values = _flags(_as_dtype(values, flat.dtype), conj, neg)
+    return storage_from(_write_flat(flat, values, shape, stride, offset), kind, array)
+
+
+# ---- lenses: views whose elements are not the storage's own (complex views, lazy conj / neg) -------------
+# A tensor's `_lens` is None, or (kind, conj, neg): `kind` "split" views a complex storage as its real
+# components (real/imag/view_as_real: geometry in units of the real dtype, element 2k+1 is the imaginary part
+# of storage element k), "pair" views a real storage as complex numbers (view_as_complex), None keeps the
+# storage's elements; `conj` / `neg` are PyTorch's lazy conjugate / negative bits, applied on read and undone
+# on write. The geometry (shape, stride, offset) is always in the units of the tensor's own dtype.
+
+def lens_of(storage_complex, dtype, conj=False, neg=False):
+    """The lens of a tensor of `dtype` over a storage whose elements are complex or not."""
+    kind = None if storage_complex == dtype.is_complex else ("split" if storage_complex else "pair")
+    return None if kind is None and not conj and not neg else (kind, conj, neg)
+
+
+def derive_lens(array, dtype):
+    """The lens of a tensor of `dtype` over a storage array, when nothing else is known (no conj/neg bit)."""
+    return lens_of(array.dtype.kind == "c", dtype)
+
+
+def lens_numel(n, lens):
+    """The number of elements of a storage of `n` elements, counted in the units of a tensor with `lens`."""
+    kind = lens[0] if lens is not None else None
+    return 2 * n if kind == "split" else n // 2 if kind == "pair" else n
+
+
+def storage_as(array, kind):
+    """The flat storage in the units of a view of `kind`: real components ("split"), complex pairs
+    ("pair")."""
+    flat = array.reshape(-1)
+    if kind == "split":
+        return jnp.stack([jnp.real(flat), jnp.imag(flat)], -1).reshape(-1)
+    if kind == "pair":
+        n = flat.shape[0] // 2
+        return lax.complex(flat[0:2 * n:2], flat[1:2 * n:2])
+    return flat
+
+
+def storage_from(flat, kind, array):
+    """Inverse of `storage_as`: the storage array (`array`'s shape and dtype) holding `flat`."""
+    if kind == "split":
+        pairs = flat.reshape(-1, 2)
+        return lax.complex(pairs[:, 0], pairs[:, 1]).reshape(array.shape)
+    if kind == "pair":
+        comps = jnp.stack([jnp.real(flat), jnp.imag(flat)], -1).reshape(-1)
+        rest = array.reshape(-1)[comps.shape[0]:]
+        return jnp.concatenate([comps, rest]).reshape(array.shape)
+    return flat.reshape(array.shape)
+
+
+def _as_dtype(values, dtype):
+    values = jnp.asarray(values)
+    if jnp.iscomplexobj(values) and not np.issubdtype(dtype, np.complexfloating):
+        values = jnp.real(values)
+    return values.astype(dtype)
+
+
+def _flags(x, conj, neg):
+    if conj:
+        x = jnp.conj(x)
+    return -x if neg else x
+
+
+def _components(value, lens, is_complex):
+    """The storage-level components of a tensor value: its lens' conj/neg undone, complex split into
+    (re, im)."""
+    conj, neg = (lens[1], lens[2]) if lens is not None else (False, False)
+    value = _flags(value, conj, neg)
+    return jnp.stack([jnp.real(value), jnp.imag(value)], -1) if is_complex else value
+
+
+def _from_components(comps, lens, is_complex):
+    conj, neg = (lens[1], lens[2]) if lens is not None else (False, False)
+    value = lax.complex(comps[..., 0], comps[..., 1]) if is_complex else comps
+    return _flags(value, conj, neg)
+
+
+@lru_cache(maxsize=1024)
+def component_positions(bgeom, vgeom):
+    """For two tensors over one storage, each (shape, stride, offset, lens, is_complex): the position in the
+    flattened components of the first (see `_components`) of each component of the second (its shape, plus a
+    trailing 2 when complex). Component units are the storage's real scalars."""
+    def comp_index(shape, stride, offset, is_complex):
+        idx = index_map(shape, stride, offset)
+        return np.stack([2 * idx, 2 * idx + 1], -1) if is_complex else idx
+    bidx = comp_index(bgeom[0], bgeom[1], bgeom[2], bgeom[4]).reshape(-1)
+    vidx = comp_index(vgeom[0], vgeom[1], vgeom[2], vgeom[4])
+    where = np.full(int(max(bidx.max(initial=0), vidx.max(initial=0))) + 1, -1, np.int64)
+    where[bidx] = np.arange(bidx.shape[0])
+    return where[vidx]
+
+
+def read_relative(base_value, bgeom, vgeom):
+    """The value of view `vgeom` from the value of `bgeom` (both as in `component_positions`)."""
+    comps = _components(base_value, bgeom[3], bgeom[4]).reshape(-1)
+    return _from_components(comps[component_positions(bgeom, vgeom)], vgeom[3], vgeom[4])
+
+
+def write_relative(base_value, values, bgeom, vgeom, dtype):
+    """The value of `bgeom` after writing `values` (cast to the view's `dtype`) through view `vgeom`."""
+    pos = component_positions(bgeom, vgeom)
+    vals = _as_dtype(jnp.broadcast_to(values, vgeom[0]), dtype)
+    comps = _components(base_value, bgeom[3], bgeom[4])
+    new = comps.reshape(-1).at[pos.reshape(-1)].set(_components(vals, vgeom[3], vgeom[4]).reshape(-1))
+    return _from_components(new.reshape(comps.shape), bgeom[3], bgeom[4])

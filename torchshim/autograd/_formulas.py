@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from .._tensor import Tensor
 
-__all__ = ["backward_name", "save_policy", "RULES"]
+__all__ = ["backward_name", "add_names", "save_policy", "RULES"]
 
 
 def _camel(name):
@@ -278,11 +278,26 @@ _NAMES = {
     "tensordot": "ViewBackward0", "cross": "LinalgCrossBackward0", "det": "LinalgDetBackward0",
     "inverse": "LinalgInvExBackward0", "pinverse": "LinalgPinvBackward0", "slogdet": "LinalgSlogdetBackward0",
     "logdet": _complex_input("AddBackward0", "WhereBackward0"), "matrix_power": _matrix_power_name,
+    # nn functionals (ops/nn_activation.py, nn_norm.py, nn_attention.py): PyTorch's aten node names, and the
+    # `<op>_` keys of in-place variants PyTorch records as `...Backward1`
+    "prelu": "PreluKernelBackward0", "relu6": "HardtanhBackward0", "relu6_": "HardtanhBackward0",
+    "selu": "EluBackward0", "selu_": "EluBackward1", "elu_": "EluBackward1", "celu_": "CeluBackward1",
+    "leaky_relu_": "LeakyReluBackward1", "threshold_": "ThresholdBackward1",
+    "rrelu_with_noise_": "RreluWithNoiseBackward1", "logsigmoid": "LogSigmoidBackward0",
+    "tanhshrink": "SubBackward0", "softsign": "DivBackward0", "softmin": "SoftmaxBackward0",
+    "layer_norm": "NativeLayerNormBackward0", "group_norm": "NativeGroupNormBackward0",
+    "instance_norm": "ViewBackward0", "local_response_norm": "DivBackward0", "rms_norm": "MulBackward0",
+    "scaled_dot_product_attention": _ndim_name(["MmBackward0"] * 3 + ["UnsafeViewBackward0"]),
 }
 
 
 def backward_name(op):
     return _NAMES.get(op, _camel(op) + "Backward0")
+
+
+def add_names(names):
+    """Register `grad_fn` names from an op module: {op: name, or callable(args, kwargs) -> name}."""
+    _NAMES.update(names)
 
 
 # ops that save no tensor for backward (their gradient does not read the inputs' values)

@@ -46,11 +46,13 @@ def assign(self, value, opname):
         vt = fresh(arr, self._dtype, self._storage.device)
     # what the value's node saved of the tensor being overwritten is its pre-write array: not "modified"
     _uncheck_saved(vt._grad_fn, self._storage)
-    if base is not None and not self.is_set_to(base):
+    if base is not None and not (self.is_set_to(base) and self._lens == base._lens):
         _copy_slices(self, base, vt)
         return self
     if base is not None:  # a view covering all of its base: write the base itself
         base._assign_from(vt, opname)
+        if base._requires_grad:
+            view_read_node(self)
         return self
     node = vt._grad_fn
     if node is not None and vt._shape == self._shape and vt._dtype is self._dtype and vt._vc is not self._vc:
@@ -93,26 +95,34 @@ def _cast_forward(shape, dtype):
 def _copy_slices(view, base, vt):
     """`view <- vt` where view is a differentiable view of `base`: base gets a CopySlices node."""
     geom = _relative(base, view)
-    shape, dtype = view._shape, base._dtype
+    shape, dtype = view._shape, view._dtype
     record("CopySlices", [base, vt], [base], _write_forward(geom, shape, dtype), ("copyslices", geom, shape, dtype),
            saves="none")
     view._write(vt._value)
     view_read_node(view)
 
 
+_REPLAYED = ("ConjBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0")
+
+
 def view_read_node(view):
     """Give `view` the history 'strided read of its base's current history' (AsStridedBackward0)."""
     base = view._base
     geom = _relative(base, view)
+    old = view._grad_fn  # views PyTorch can't express as_strided (conj, view_as_real/complex) keep their name
+    name = old.name() if old is not None and old.name() in _REPLAYED else "AsStridedBackward0"
     view._grad_fn = None
-    record("AsStridedBackward0", [base], [view], _read_forward(geom), ("asstrided", geom), saves="none")
+    record(name, [base], [view], _read_forward(geom), ("asstrided", geom), saves="none")
     view._grad_version = view._vc.value
 
 
 def _relative(base, view):
     """A hashable description of where `view` sits inside `base` (both over the same storage)."""
     if base._natural:
-        return ("natural", view._shape, view._stride, view._offset)
+        return ("natural", view._shape, view._stride, view._offset, view._lens)
+    if base._lens is not None or view._lens is not None:  # complex components or conj/neg bits (_view.py)
+        return ("lens",) + tuple((t._shape, t._stride, t._offset, t._lens, t._dtype.is_complex)
+                                 for t in (base, view))
     return ("map", (base._shape, base._stride, base._offset), (view._shape, view._stride, view._offset))
 
 
@@ -128,7 +138,9 @@ def _positions(geom):
 
 def _read(arr, geom):
     if geom[0] == "natural":
-        return V.read(arr, geom[1], geom[2], geom[3])
+        return V.read(arr, *geom[1:])
+    if geom[0] == "lens":
+        return V.read_relative(arr, geom[1], geom[2])
     return arr.reshape(-1)[_positions(geom)]
 
 
@@ -143,9 +155,11 @@ def _read_forward(geom):
 def _write_forward(geom, shape, dtype):
     def forward(arrays):
         base, val = arrays
-        val = _fit(val, shape, base.dtype)
+        val = _fit(val, shape, dtype.np)  # the view's dtype
         if geom[0] == "natural":
-            return (V.write(base, val, geom[1], geom[2], geom[3]),)
+            return (V.write(base, val, *geom[1:]),)
+        if geom[0] == "lens":
+            return (V.write_relative(base, val, geom[1], geom[2], dtype.np),)
         pos = _positions(geom)
         return (base.reshape(-1).at[pos.reshape(-1)].set(val.reshape(-1)).reshape(base.shape),)
     return forward

@@ -164,7 +164,7 @@ class SavedTensor:
 
     def __init__(self, t, is_output=False, checked=True):
         self.storage = t._storage
-        self.geom = None if t._natural else (t._shape, t._stride, t._offset)
+        self.geom = None if t._natural else (t._shape, t._stride, t._offset, t._lens)
         self.array = t._value
         self.vc = t._vc
         self.version = t._vc.value
@@ -189,6 +189,10 @@ class SavedTensor:
         if self._hooked is not None:
             packed, unpack = self._hooked
             return unpack(packed)._value
+        if not self.checked and not self.is_output:
+            # not version-checked: the pre-write input of an in-place op (autograd/_inplace.py _uncheck_saved)
+            # or an input of a linear op; its own array, not what was written into the storage since
+            return self.array
         arr = self.storage.array
         if self.geom is None:
             if arr is self.array or getattr(arr, "shape", None) != getattr(self.array, "shape", None):
@@ -219,7 +223,7 @@ def _modified_msg(saved, owner_name, nr):
     kind = legacy_type_name(saved.dtype, saved.device)
     shape = list(saved.array.shape)
     t = saved._tref()
-    fn, out_nr = (t._grad_fn, t._output_nr) if t is not None else (None, 0)
+    fn, out_nr = (t.grad_fn, t._output_nr) if t is not None else (None, 0)  # a view's regenerated history
     if fn is None and saved.is_output:
         fn, out_nr = owner_name, nr
     where = ""

@@ -228,7 +228,7 @@ def _wrap_outputs(ctx, args, out, recording):
 
 def _alias(t):
     a = Tensor._make(t._storage, t._shape, t._stride, t._offset, t._dtype, t._vc, t._base if t._base is not None
-                     else t)
+                     else t, t._lens)
     a._diff_view = False  # an alias with its own history (the Function's node), not a strided read of the base
     return a
 

@@ -25,7 +25,8 @@ def _empty(shape=(0,), device=None, dtype=None):
 def _make_subclass(cls, data, requires_grad):
     """PyTorch's `Tensor._make_subclass`: an instance of `cls` aliasing `data` (same storage, geometry and
     version counter, no history), with `requires_grad` set."""
-    t = Tensor._make(data._storage, data._shape, data._stride, data._offset, data._dtype, data._vc)
+    t = Tensor._make(data._storage, data._shape, data._stride, data._offset, data._dtype, data._vc,
+                     lens=data._lens)
     t.__class__ = cls
     if requires_grad:
         if not (data._dtype.is_floating_point or data._dtype.is_complex):

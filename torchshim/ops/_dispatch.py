@@ -31,6 +31,7 @@ def fresh(array, dtype, device):
     t._offset = 0
     t._dtype = dtype
     t._natural = True
+    t._lens = None
     t._cache = None
     t._vc = _VersionCounter()
     t._base = None

@@ -5,7 +5,13 @@
 - `Tensor.<name>_` (when `inplace=True`: compute out of place, check shape/dtype like PyTorch, write back),
 - Python operators named in `operators` (`__add__`, reflected `__radd__`, in-place `__iadd__`),
 - `torchshim.nn.functional.<name>` (when `functional=True`; `function=False, functional=True` for the
-  functions PyTorch has only in `torch.nn.functional`).
+  functions PyTorch has only in `torch.nn.functional`),
+- `torchshim.<name>_` (when `inplace_function=True`: `torch.relu_`, `torch.dropout_`, ...; then
+  `Tensor.<name>_` only when `method=True`).
+
+Ops of kind "composite" record no node of their own: their front function calls differentiable ops (or
+draws random numbers and then does), which record the history (`dropout`, `batch_norm` with its running-stat
+update).
 
 Registering a name (or alias, or generated variant name) twice raises at import.
 """
@@ -26,12 +32,13 @@ _TAKEN = set()  # every generated name, to reject duplicates
 
 class OpDef:
     __slots__ = ("name", "fn", "method", "inplace", "out", "aliases", "operators", "function", "kind",
-                 "functional")
+                 "functional", "inplace_function")
 
-    def __init__(self, name, fn, method, inplace, out, aliases, operators, function, kind, functional=False):
+    def __init__(self, name, fn, method, inplace, out, aliases, operators, function, kind, functional=False,
+                 inplace_function=False):
         self.name, self.fn, self.method, self.inplace, self.out = name, fn, method, inplace, out
         self.aliases, self.operators, self.function, self.kind = aliases, operators, function, kind
-        self.functional = functional
+        self.functional, self.inplace_function = functional, inplace_function
 
     def __repr__(self):
         return f"OpDef({self.name})"
@@ -44,10 +51,12 @@ def _claim(name):
 
 
 def register(name, *, method=True, inplace=False, out=False, aliases=(), operators=(), function=True,
-             kind="other", functional=False):
+             kind="other", functional=False, inplace_function=False):
     """Decorator: register `fn` (PyTorch's signature, works on Tensors) as op `name`.
 
     functional: also `torchshim.nn.functional.<name>` (and its aliases).
+    inplace_function: the in-place variant is also `torchshim.<name>_` (then a Tensor method only with
+    method=True).
 
     inplace: True derives `Tensor.name_` generically; a callable is used as `Tensor.name_` itself.
     kind: a tag for tests and docs ('pointwise', 'reduction', 'view', 'creation', ...).
@@ -61,7 +70,7 @@ def register(name, *, method=True, inplace=False, out=False, aliases=(), operato
         for op in operators:
             _claim(("operator", op))
         OPS[name] = OpDef(name, fn, method, inplace, out, tuple(aliases), tuple(operators), function, kind,
-                          functional)
+                          functional, inplace_function)
         return fn
     return deco
 
@@ -129,11 +138,14 @@ def _ioperator(inplace):
     return i
 
 
+_PLAIN_KINDS = ("creation", "random", "composite")
+
+
 def install(namespace):
     """Attach every registered op to the module namespace `namespace` and to Tensor."""
     for op in OPS.values():
         # in-place functions handle autograd when they write; creation and sampling ops have no gradient
-        plain = op.name.endswith("_") or op.kind in ("creation", "random") and op.name != "complex"
+        plain = op.name.endswith("_") or op.kind in _PLAIN_KINDS and op.name != "complex"
         fn = op.fn if plain else differentiable(op.name, op.fn)
         public = with_out(fn, op.name) if op.out else fn
         ip = None
@@ -147,7 +159,10 @@ def install(namespace):
             if op.method:
                 setattr(Tensor, n, fn)
             if ip is not None:
-                setattr(Tensor, n + "_", ip)
+                if op.method or not op.inplace_function:
+                    setattr(Tensor, n + "_", ip)
+                if op.inplace_function and op.function:
+                    namespace[n + "_"] = ip
                 if op.functional:
                     FUNCTIONAL[n + "_"] = ip
         for o in op.operators:

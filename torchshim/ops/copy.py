@@ -1,9 +1,12 @@
 """Copies and whole-tensor writes: clone, copy_, fill_, zero_, type_as, view(dtype)."""
+from functools import lru_cache, partial
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype as D
+from .. import _layout as L
 from .. import _view as V
 from .._promotion import short_name
 from .._storage import Storage
@@ -65,31 +68,59 @@ def infer_dense_strides(shape, stride):
     return tuple(out)
 
 
-def _format(memory_format):
-    name = str(memory_format) if memory_format is not None else "torch.preserve_format"
-    if name not in ("torch.preserve_format", "torch.contiguous_format"):
-        raise NotImplementedError(f"torchshim: memory_format={name} is not supported")
-    return name
+@lru_cache(maxsize=4096)
+def like_strides(shape, stride, fmt):
+    """The strides of PyTorch's `empty_like` of a (shape, stride) tensor in memory format `fmt`:
+    preserve_format keeps dense strides and otherwise keeps the memory order with dense strides (infer_dense_strides);
+    contiguous_format and channels_last(_3d) are the format's strides (rank errors as PyTorch)."""
+    if fmt is L.preserve_format:
+        return tuple(stride) if dense_order(shape, stride) is not None else infer_dense_strides(shape, stride)
+    return L.format_strides(shape, fmt)
+
+
+def relayout_(t, stride, fmt):
+    """Give `t` (a fresh contiguous result, history kept) the layout `like_strides(t's shape, stride,
+    fmt)`."""
+    target = like_strides(t._shape, stride, fmt)
+    if target != t._stride:
+        new = _dense(t._value, t._shape, target, t._dtype, t._storage.device)
+        t._storage, t._stride, t._offset = new._storage, new._stride, 0
+        t._natural, t._cache = new._natural, None
+    return t
 
 
 def _with_layout_of(t, arr, dtype, device, memory_format=None):
     """A new tensor holding `arr` (t's shape, dtype's numpy dtype) laid out like PyTorch's
-    `empty_like(t, memory_format)`: preserve_format keeps t's strides when t is non-overlapping and dense, and
-    otherwise keeps t's memory order with dense strides; contiguous_format is row-major."""
-    shape, stride = t._shape, t._stride
-    if _format(memory_format) == "torch.contiguous_format" or stride == V.contiguous_strides(shape):
+    `empty_like(t, memory_format)` (see `like_strides`)."""
+    fmt = L.check_memory_format("clone", memory_format)
+    contiguous = t._stride == V.contiguous_strides(t._shape)
+    if fmt is L.contiguous_format or (fmt is L.preserve_format and contiguous):
         return P.fresh(arr, dtype, device)
-    if dense_order(shape, stride) is None:
-        stride = infer_dense_strides(shape, stride)
-        if stride == V.contiguous_strides(shape):
-            return P.fresh(arr, dtype, device)
-    order = dense_order(shape, stride)
+    return _dense(arr, t._shape, like_strides(t._shape, t._stride, fmt), dtype, device)
+
+
+def _dense(arr, shape, stride, dtype, device):
+    """A new tensor holding `arr` (of `shape`) laid out with the dense strides `stride`."""
+    if stride == V.contiguous_strides(shape):
+        return P.fresh(arr, dtype, device)
     if V.numel(shape) == 0:
         mem = jnp.zeros((0,), arr.dtype)
     else:
-        big = tuple(d for d in range(len(shape)) if shape[d] >= 2)
-        mem = arr.reshape(tuple(shape[d] for d in big)).transpose(tuple(big.index(d) for d in order))
-    return Tensor._make(Storage(mem, device), shape, stride, 0, dtype)
+        mem = _in_memory_order(arr, *_memory_plan(shape, stride))
+    return Tensor._make(Storage(mem, device), shape, stride, 0, dtype, lens=None)
+
+
+@lru_cache(maxsize=4096)
+def _memory_plan(shape, stride):
+    """(shape of the dims of size >= 2, their permutation into memory order) for dense `stride`."""
+    order = dense_order(shape, stride)
+    big = tuple(d for d in range(len(shape)) if shape[d] >= 2)
+    return tuple(shape[d] for d in big), tuple(big.index(d) for d in order)
+
+
+@partial(jax.jit, static_argnums=(1, 2))
+def _in_memory_order(arr, big_shape, perm):
+    return arr.reshape(big_shape).transpose(perm)
 
 
 @register("clone", kind="copy")
@@ -97,7 +128,8 @@ def clone(input, *, memory_format=None):
     """`torch.clone(input, *, memory_format=torch.preserve_format)`: a copy with its own storage.
 
     Like PyTorch, preserve_format keeps the strides of a non-overlapping dense input (a transposed or permuted
-    tensor), other inputs are copied contiguous. Only preserve_format and contiguous_format are supported."""
+    tensor) and the memory order of other inputs; contiguous_format, channels_last and channels_last_3d give
+    the format's strides. A lazily conjugated (or negated) input gives a resolved copy."""
     return _with_layout_of(input, input._value, input._dtype, input._storage.device, memory_format)
 
 
@@ -108,7 +140,8 @@ _PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor an
 
 
 def _same_data(a, b):
-    return a._storage is b._storage and a._offset == b._offset and a._stride == b._stride and a._shape == b._shape
+    return (a._storage is b._storage and a._offset == b._offset and a._stride == b._stride
+            and a._shape == b._shape and a._lens == b._lens and a._dtype is b._dtype)
 
 
 def _partial_overlap(a, b):
@@ -118,8 +151,9 @@ def _partial_overlap(a, b):
         return False
     if dense_order(a._shape, a._stride) is None or dense_order(b._shape, b._stride) is None:
         return False  # PyTorch: TooHard, not checked
-    a0, a1 = a._offset, a._offset + a.numel()
-    b0, b1 = b._offset, b._offset + b.numel()
+    ia, ib = a._dtype.itemsize, b._dtype.itemsize  # bytes: a complex tensor and its real view differ in units
+    a0, a1 = a._offset * ia, (a._offset + a.numel()) * ia
+    b0, b1 = b._offset * ib, (b._offset + b.numel()) * ib
     if (a0, a1) == (b0, b1):
         return a._stride != b._stride
     return a0 < b1 and b0 < a1
@@ -212,6 +246,9 @@ def view_dtype(self, dtype):
     to either side are not seen by the other)."""
     if dtype is self._dtype:
         return self
+    if self._lens is not None and self._lens[1]:
+        raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors when converting to "
+                           "a different dtype.")
     src, dst = self._dtype.itemsize, dtype.itemsize
     what = f"to view {short_name(self._dtype)} as {short_name(dtype)} (different element sizes)"
     shape, stride, offset = list(self._shape), list(self._stride), self._offset
@@ -239,8 +276,16 @@ def view_dtype(self, dtype):
             stride = [s // ratio for s in stride[:-1]] + [1]
             shape[-1] //= ratio
             offset //= ratio
-    mem = _bitcast_storage(self._storage.array, self._dtype, dtype)
+    arr = self._storage.array if self._lens is None else _lens_storage(self._storage.array, self._lens)
+    mem = _bitcast_storage(arr, self._dtype, dtype)
     return Tensor._make(Storage(mem, self._storage.device), tuple(shape), tuple(stride), offset, dtype)
+
+
+@partial(jax.jit, static_argnums=1)
+def _lens_storage(arr, lens):
+    """The storage as a flat array of the elements a tensor with `lens` sees (complex components, negated)."""
+    flat = V.storage_as(arr, lens[0])
+    return -flat if lens[2] else flat
 
 
 def _bitcast_storage(arr, src, dst):

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _device as Dev
 from .. import _dtype as D
+from .. import _layout as L
 from .. import _view as V
 from .._promotion import short_name
 from .._storage import Storage
@@ -22,7 +23,7 @@ from .._index_check import note_host_range
 from .._tensor import Tensor
 from . import _dispatch as P
 from ._registry import register, write_out
-from .copy import dense_order, infer_dense_strides, memory_order
+from .copy import dense_order, infer_dense_strides, like_strides, memory_order
 from .indexing import scalar_to
 
 __all__ = ["place", "finish", "cast", "fill_scalar", "infer_dtype", "tensor"]
@@ -215,25 +216,39 @@ def _fill(shape, stride, value, d, dev, requires_grad):
 
 def _factory(name, value):
     def f(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
-          memory_format=None, names=None, **kw):
+          names=None, **kw):
         shape = _check_sizes(name, _size_args(name, size, kw.pop("size", None)))
+        fmt = kw.pop("memory_format", None) if name == "empty" else None
         if kw:
             raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+        L.check_layout(name, layout, filled=name == "ones")
+        stride = _format_strides(shape, fmt)
         d = _out_dtype(name, out, dtype) or D.get_default_dtype()
         if out is not None and name == "empty":  # resize only: the values are uninitialised anyway
             if out._shape != shape:
                 out._resize_storage(shape)
             return out.requires_grad_(True) if requires_grad else out
-        t = _fill(shape, None, value, d, Dev.canonical(device), requires_grad and out is None)
+        t = _fill(shape, stride, value, d, Dev.canonical(device), requires_grad and out is None)
         return t if out is None else _into(out, t, requires_grad)
 
     f.__name__ = name
     f.__doc__ = (
         f"`torch.{name}(*size, *, out=None, dtype=None, layout=torch.strided, device=None, "
-        f"requires_grad=False)`; size as varargs, one sequence or `size=`."
+        f"requires_grad=False{', memory_format=torch.contiguous_format' if name == 'empty' else ''})`; size "
+        "as varargs, one sequence or `size=`. Sparse layouts raise NotImplementedError."
         + (" Difference: memory is zero-filled, not uninitialised." if name == "empty" else "")
     )
     return f
+
+
+def _format_strides(shape, fmt):
+    """The strides `torch.empty(..., memory_format=fmt)` gives (None: contiguous), with PyTorch's errors."""
+    if fmt is None:
+        return None
+    fmt = L.check_memory_format("empty", fmt, optional=False)
+    if fmt is L.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    return L.format_strides(shape, fmt)
 
 
 zeros = register("zeros", method=False, kind="creation")(_factory("zeros", 0))
@@ -267,6 +282,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     """`torch.full(size, fill_value, *, out=None, dtype=None, ...)`: dtype inferred from fill_value (bool,
     int64, default float or complex); the value is converted with PyTorch's overflow check."""
     shape = _check_sizes("full", _int_list("full", "size", 1, size))
+    L.check_layout("full", layout, filled=True)
     v = _number("full", "fill_value", 2, fill_value)
     d = _out_dtype("full", out, dtype) or _fill_dtype(v)
     t = _fill(
@@ -291,6 +307,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
             f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})"
         )
     _check_sizes("empty_strided", size)
+    L.check_layout("empty_strided", layout)
     if any(st < 0 for st in stride):
         raise RuntimeError(
             f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}"
@@ -305,25 +322,27 @@ def _preserve_strides(shape, stride):
     return tuple(stride) if dense_order(shape, stride) is not None else infer_dense_strides(shape, stride)
 
 
-def _like_args(name, input, memory_format):
+def _like_args(name, input, memory_format, layout):
+    """The strides of a `*_like` result (PyTorch's empty_like with `memory_format`), after the argument
+    checks."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {_tp(input)}")
-    if memory_format is not None and "contiguous" in str(memory_format):
-        return None
-    return _preserve_strides(input._shape, input._stride)
+    L.check_layout(name, layout)
+    return like_strides(input._shape, input._stride, L.check_memory_format(name, memory_format))
 
 
 def _like(name, value):
     def f(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
           pin_memory=False):
-        stride = _like_args(name, input, memory_format)
+        stride = _like_args(name, input, memory_format, layout)
         dev = Dev.canonical(device if device is not None else input.device)
         return _fill(input._shape, stride, value, dtype or input._dtype, dev, requires_grad)
 
     f.__name__ = name
     f.__doc__ = (
         f"`torch.{name}(input, *, dtype=None, layout=None, device=None, requires_grad=False, "
-        "memory_format=torch.preserve_format)`: shape, dtype, device and (dense) strides of input."
+        "memory_format=torch.preserve_format)`: shape, dtype, device and (dense) strides of input, or the "
+        "strides of `memory_format`."
     )
     return f
 
@@ -337,7 +356,7 @@ register("empty_like", method=False, kind="creation")(_like("empty_like", 0))
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None, pin_memory=False):
     """`torch.full_like(input, fill_value, *, dtype=None, ...)`: shape, dtype, device and strides of input."""
-    stride = _like_args("full_like", input, memory_format)
+    stride = _like_args("full_like", input, memory_format, layout)
     v = _number("full_like", "fill_value", 2, fill_value)
     d = dtype or input._dtype
     dev = Dev.canonical(device if device is not None else input.device)
@@ -347,6 +366,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 def _new(name, value):
     def f(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kw):
         shape = _check_sizes(name, _size_args(name, size, kw.pop("size", None)))
+        L.check_layout(name, layout)
         dev = Dev.canonical(device if device is not None else self.device)
         return _fill(shape, None, value, dtype or self._dtype, dev, requires_grad)
 
@@ -368,6 +388,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
              pin_memory=False):
     """`Tensor.new_full(size, fill_value, *, dtype=None, device=None, requires_grad=False)`."""
     shape = _check_sizes("new_full", _int_list("new_full", "size", 1, size))
+    L.check_layout("new_full", layout)
     v = _number("new_full", "fill_value", 2, fill_value)
     d = dtype or self._dtype
     dev = Dev.canonical(device if device is not None else self.device)
@@ -377,6 +398,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 @register("scalar_tensor", method=False, kind="creation")
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """`torch.scalar_tensor(s, *, dtype=None, device=None)`: a 0-dim tensor (default float dtype)."""
+    L.check_layout("scalar_tensor", layout if not isinstance(layout, L.layout) else None)  # others ignored
     d = dtype or D.get_default_dtype()
     return _fill(
         (),
@@ -404,6 +426,7 @@ def eye(n, m=_NO, *, out=None, dtype=None, layout=None, device=None, requires_gr
     m = n if m is _NO else operator.index(m)
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    L.check_layout("eye", layout)
     d = _out_dtype("eye", out, dtype) or D.get_default_dtype()
     t = finish(np.eye(n, m, dtype=d.np), d, Dev.canonical(device), requires_grad and out is None)
     return t if out is None else _into(out, t, requires_grad)

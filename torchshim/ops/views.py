@@ -4,12 +4,15 @@ Nothing here touches jax: reading and writing through views is `_view.read/write
 `contiguous` return views when PyTorch would, copies otherwise.
 """
 
+from .. import _layout as L
 from .. import _view as V
 from .._tensor import Tensor, _wrap_dim
 from .._warnings import warn_once
 from ._registry import register
 
 __all__ = ["shape_arg"]
+
+_CONTIGUOUS = L.contiguous_format
 
 
 def shape_arg(args, name="view", arg="size", pos=None, unpack=False):
@@ -263,14 +266,9 @@ def _mT(self):
 
 
 def _conj(t):
-    """Conjugate of a complex tensor, keeping its strides. Difference: PyTorch returns a lazy conjugate view
-    (an alias of `t`); this is a copy."""
-    if not t._dtype.is_complex:
-        return t
-    import jax.numpy as jnp
-
-    from .copy import _with_layout_of
-    return _with_layout_of(t, jnp.conj(t._value), t._dtype, t._storage.device)
+    """Conjugate of a complex tensor: PyTorch's lazily conjugated view (`is_conj()`); `t` itself when real."""
+    from .complex_views import conj
+    return conj(t)
 
 
 def _H(self):
@@ -733,7 +731,7 @@ def _check_as_strided(self, size, stride, offset):
     if any(n < 0 for n in size):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     need = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
-    have = self._storage.numel
+    have = V.lens_numel(self._storage.numel, self._lens)  # in this tensor's units (complex views)
     if V.numel(size) and need > have:  # PyTorch: an empty geometry fits any storage
         isz = self._dtype.itemsize
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
@@ -757,12 +755,23 @@ def as_strided(input, size, stride, storage_offset=None):
 
 
 @register("contiguous", function=False, kind="view")
-def contiguous(self, memory_format=None):
-    """`Tensor.contiguous()`: self when already contiguous, else a contiguous copy."""
-    if self.is_contiguous():
+def contiguous(self, *args, memory_format=_CONTIGUOUS):
+    """`Tensor.contiguous(memory_format=torch.contiguous_format)`: self when already contiguous in that
+    format, else a copy in it (channels_last: NHWC strides of a 4-D tensor, channels_last_3d: NDHWC)."""
+    if args:
+        raise TypeError(f"contiguous() takes 0 positional arguments but {len(args)} was given")
+    if memory_format is _CONTIGUOUS:
+        if self.is_contiguous():
+            return self
+        from ._dispatch import fresh
+        return fresh(self._value, self._dtype, self._storage.device)
+    fmt = L.check_memory_format("contiguous", memory_format, optional=False)
+    if self.is_contiguous(memory_format=fmt):
         return self
-    from ._dispatch import fresh
-    return fresh(self._value, self._dtype, self._storage.device)
+    if fmt is L.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    from .copy import clone
+    return clone(self, memory_format=fmt)
 
 
 @register("broadcast_tensors", method=False, kind="view")

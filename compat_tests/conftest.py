@@ -55,6 +55,33 @@ def _trim(path, max_bytes):
             pass
 
 
+def _atomic_cache_writes():
+    """jax's file cache writes an entry in place (`Path.write_bytes`) and a reader checks `exists()` first, so a
+    second xdist worker can read a half-written executable, which segfaults when deserialised (seen here). Write
+    each entry to a temporary file and rename it into place, so readers see no file or the whole file. This
+    patches jax's (private) LRUCache.put in the test process only; skipped if that class looks different."""
+    try:
+        from jax._src import lru_cache
+    except ImportError:
+        return
+    cls = getattr(lru_cache, "LRUCache", None)
+    if cls is None or not hasattr(cls, "put") or getattr(cls.put, "_torchshim_atomic", False):
+        return
+    original = cls.put
+
+    def put(self, key, value):
+        if getattr(self, "eviction_enabled", True):  # locked by jax itself
+            return original(self, key, value)
+        final = self.path / f"{key}{getattr(lru_cache, '_CACHE_SUFFIX', '-cache')}"
+        if final.exists():
+            return
+        tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(value)
+        os.replace(tmp, final)
+    put._torchshim_atomic = True
+    cls.put = put
+
+
 def _enable_compilation_cache():
     path = _cache_dir()
     if path is None:
@@ -65,6 +92,7 @@ def _enable_compilation_cache():
         return  # an unwritable home: run without the cache
     if "PYTEST_XDIST_WORKER" not in os.environ:  # trim once, in the controller, before workers start
         _trim(path, int(float(os.environ.get("TORCHSHIM_JAX_CACHE_MAX_MB", "2048")) * 2**20))
+    _atomic_cache_writes()
     jax.config.update("jax_compilation_cache_dir", path)
     # torchshim's kernels compile in milliseconds and are small: cache them all (jax's defaults skip those)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)

@@ -8,11 +8,8 @@ disk, keyed by the exact program, jax/jaxlib version and compile options, so
 - pytest-xdist workers (`nox -s tests` runs `-n auto`) reuse each other's kernels within one run.
 It changes no result: a hit loads the executable XLA would have built for the same program.
 
-The cache is OFF by default: with two xdist workers, reading an executable the other worker had written
-segfaulted inside jaxlib (`compilation_cache.get_executable_and_time`) once in each of two full runs on
-2026-11-22, not reproducibly (the same test passes alone with the same cache). Turn it on for local re-runs:
-TORCHSHIM_JAX_CACHE_DIR=1 uses `$XDG_CACHE_HOME/torchshim/jax-compilation-cache` (i.e. `~/.cache/...`), any
-other value names the folder; unset, `0`, `off` or empty leaves it off. A JAX_COMPILATION_CACHE_DIR set by the user wins, with the
+TORCHSHIM_JAX_CACHE_DIR: the cache folder (default `$XDG_CACHE_HOME/torchshim/jax-compilation-cache`, i.e.
+`~/.cache/...`); `0`, `off` or empty turns it off. A JAX_COMPILATION_CACHE_DIR set by the user wins, with the
 user's own jax settings. The folder is trimmed (oldest entries first) when it grows past
 TORCHSHIM_JAX_CACHE_MAX_MB (default 2048).
 """
@@ -31,10 +28,8 @@ def _cache_dir():
     """The folder to use, or None when caching is off or already configured by the user."""
     if os.environ.get("JAX_COMPILATION_CACHE_DIR") or jax.config.jax_compilation_cache_dir:
         return None
-    path = os.environ.get("TORCHSHIM_JAX_CACHE_DIR", "0")
-    if path.strip().lower() in _OFF:
-        return None
-    if path.strip().lower() in ("1", "on", "true", "yes"):
+    path = os.environ.get("TORCHSHIM_JAX_CACHE_DIR")
+    if path is None:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         path = os.path.join(base, "torchshim", "jax-compilation-cache")
     return None if path.strip().lower() in _OFF else path

@@ -16,9 +16,7 @@ Run: `nox -s bench -- nn_step` or `python bench/nn_step.py [--iters N --batches 
 import argparse
 import json
 import os
-import statistics
 import sys
-import time
 
 import jax
 import jax.numpy as jnp
@@ -37,11 +35,8 @@ except ImportError:
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LR, MOMENTUM, EPS, BN_MOMENTUM = 0.01, 0.9, 1e-5, 0.1
-DEVICE = ["cpu"]
-
-
-def _put(a):
-    return jax.device_put(jnp.asarray(a), jax.devices("gpu" if DEVICE[0] == "cuda" else "cpu")[0])
+# one timing and placement method for every training-step benchmark (bench/ is on sys.path when run)
+from autograd_step import DEVICE, _put, _time  # noqa: E402
 
 
 def _rng(seed):
@@ -197,28 +192,6 @@ def _jax_lstm(jit):
 
 
 CASES = {"cnn_step": (_lib_cnn, _jax_cnn), "lstm_step": (_lib_lstm, _jax_lstm)}
-
-
-def _block(r):
-    if isinstance(r, torchshim.Tensor):
-        r = r._value
-    if torch is not None and isinstance(r, torch.Tensor):
-        if r.is_cuda:
-            torch.cuda.synchronize()
-        return r
-    return jax.block_until_ready(r)
-
-
-def _time(fn, iters, batches, warmup):
-    for _ in range(warmup):
-        _block(fn())
-    times = []
-    for _ in range(batches):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            _block(fn())
-        times.append((time.perf_counter() - t0) / iters * 1e3)
-    return statistics.median(times)
 
 
 def main(argv=None):

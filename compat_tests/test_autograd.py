@@ -441,6 +441,55 @@ def test_sibling_view_sees_base_history_after_inplace():
     check(fn)
 
 
+_GEOMETRY_INPLACE = {
+    "t_": lambda y: y.t_(), "transpose_": lambda y: y.transpose_(0, 1), "squeeze_": lambda y: y.squeeze_(),
+    "squeeze_dim": lambda y: y.squeeze_(0), "squeeze_dims": lambda y: y.squeeze_((0,)),
+    "unsqueeze_": lambda y: y.unsqueeze_(1), "as_strided_": lambda y: y.as_strided_((3, 2), (1, 3)),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_GEOMETRY_INPLACE))
+@pytest.mark.parametrize("where", ["tensor", "view", "leaf", "leaf_no_grad"])
+def test_inplace_geometry_ops_rebase_history(op, where):
+    """`t_`, `transpose_`, `squeeze_`, `unsqueeze_`, `as_strided_`: the in-place view op's node (TBackward1,
+    ...) becomes the tensor's history; on a view it stacks on the view's own; a leaf that requires grad
+    refuses, except under no_grad."""
+    f = _GEOMETRY_INPLACE[op]
+
+    def fn(T):
+        x = _t(T, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        if where == "leaf":
+            f(x.detach().requires_grad_())
+        if where == "leaf_no_grad":
+            y = x.detach().requires_grad_()
+            with T.no_grad():
+                f(y.unsqueeze_(0) if op.startswith("squeeze") else y)
+            return y.shape, y.grad_fn, y.requires_grad
+        y = x * 2
+        if where == "view":
+            y = y[0:1]
+        elif op.startswith("squeeze"):
+            y = y.unsqueeze(0)
+        f(y)
+        (y * T.arange(1, y.numel() + 1).reshape(y.shape)).sum().backward()
+        return y, _name(y.grad_fn), [_name(n) for n, _ in y.grad_fn.next_functions], x.grad
+    check(fn)
+
+
+def test_as_strided_of_a_view_routes_gradients_by_storage_position():
+    def fn(T):
+        x = _t(T, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        y = x * 2
+        a = T.as_strided(y[0:1], (3, 2), (1, 3))
+        b = T.as_strided(y[1:], (2, 2), (1, 1))
+        (a * T.arange(6).reshape(3, 2) + 0).sum().backward(retain_graph=True)
+        ga = x.grad.clone()
+        x.grad = None
+        (b * T.arange(4).reshape(2, 2)).sum().backward()
+        return a, b, ga, x.grad
+    check(fn)
+
+
 def test_setitem_gradients_to_target_and_values():
     """`w[[1, 2]] = v`: the overwritten elements of w get no gradient (torchax gives [1, 1, 1])."""
     def fn(T):

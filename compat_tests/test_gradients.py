@@ -89,15 +89,6 @@ XFAIL = {
         'view_as-float32-0', 'view_as-float32-0#3',
     ], _SHAPE_ARG),
     **dict.fromkeys([
-        'as_strided-float32-0#10', 'as_strided-float32-0#11', 'select-float32-2', 'select-float32-2#2',
-        'squeeze-float32-0#6', 'squeeze-float32-0#7', 'squeeze-float32-1', 'squeeze-float32-1#2',
-        't-float32-0#5', 't-float32-0#6', 't-float32-2', 't-float32-2#2', 'transpose-float32-0#6',
-        'transpose-float32-0#7', 'unsqueeze-float32-0#6', 'unsqueeze-float32-0#7',
-    ], _VIEW_INPLACE),
-    **dict.fromkeys([
-        'as_strided-float32-0#4', 'as_strided-float32-9',
-    ], _AS_STRIDED),
-    **dict.fromkeys([
         'view-float32-0#7',
     ], _VIEW_DTYPE),
     **dict.fromkeys([

@@ -8,6 +8,8 @@ saves the result (sigmoid, tanh, exp, ...).
 """
 import numbers
 
+import jax.numpy as jnp
+
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import _formulas as F
@@ -137,7 +139,11 @@ def differentiable(name, fn):
         if not picked:
             return out
         outputs = [flat[i] for i in picked]
-        metas = tuple((t._dtype, t._storage.device) for t in tensors)
+        if name in GEOMETRY_OPS:
+            metas = tuple((t._dtype, t._storage.device, t._shape, t._stride, t._offset, t._storage.numel)
+                          for t in tensors)
+        else:
+            metas = tuple((t._dtype, t._storage.device) for t in tensors)
         try:
             key = (fn, _freeze(template), metas, picked)
         except _Unhashable:
@@ -160,11 +166,25 @@ def differentiable(name, fn):
     return op
 
 
+# Ops whose result depends on where the input sits in its storage (`as_strided` reads storage positions): the
+# replayed forward rebuilds each input as a view with its original geometry over a zero storage, so the
+# pullback routes gradients by storage position, as PyTorch's AsStridedBackward0 does.
+GEOMETRY_OPS = frozenset({"as_strided"})
+
+
+def _replay_view(arr, dtype, device, shape, stride, offset, numel):
+    from .. import _view as V
+    from ..ops._dispatch import fresh
+    idx = V.index_map(shape, stride, offset).reshape(-1)
+    buf = jnp.zeros((numel,), arr.dtype).at[idx].set(arr.reshape(-1))
+    return fresh(buf, dtype, device)._as_view(shape, stride, offset)
+
+
 def _make_forward(fn, template, metas, picked):
     from ..ops._dispatch import fresh
 
     def forward(arrays):
-        ts = [fresh(a, dt, dev) for a, (dt, dev) in zip(arrays, metas)]
+        ts = [fresh(a, m[0], m[1]) if len(m) == 2 else _replay_view(a, *m) for a, m in zip(arrays, metas)]
         args, kwargs = _fill(template, ts)
         prev = _state.enabled
         _state.enabled = False

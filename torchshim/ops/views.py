@@ -177,7 +177,7 @@ def unflatten(input, dim, sizes):
 
 
 @register("transpose", aliases=("swapaxes", "swapdims"), method=False,
-          inplace=lambda self, dim0, dim1: _inplace_geometry(self, _transpose(self, dim0, dim1, "transpose_", 1)),
+          inplace=lambda self, dim0, dim1: _inplace_geometry(self, "transpose", (dim0, dim1), _m="transpose_"),
           kind="view")
 def transpose(input, dim0, dim1, *, _m=False):
     """`torch.transpose(input, dim0, dim1)` (also `swapaxes`, `swapdims`): a view with two dims swapped.
@@ -223,15 +223,34 @@ def _methods(op, *names):
 _methods("transpose", "transpose", "swapaxes", "swapdims")
 
 
-def _inplace_geometry(self, v):
-    """Make self adopt the geometry of its view `v` (t_, transpose_, squeeze_, unsqueeze_, as_strided_)."""
+def _inplace_geometry(self, op, args, **kw):
+    """`t_`, `transpose_`, `squeeze_`, `unsqueeze_`, `as_strided_`: self adopts the geometry of its view
+    `torchshim.<op>(self, *args)`. With autograd, the view's node (renamed to PyTorch's in-place variant,
+    e.g. `TBackward1`) becomes self's history, as PyTorch's in-place view ops rebase it."""
+    from ..autograd.grad_mode import is_grad_enabled
+    tracked = self._requires_grad and is_grad_enabled()
+    if tracked and self._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    v = _pub(op)(self, *args, **kw)
     self._shape, self._stride, self._offset = v._shape, v._stride, v._offset
     self._natural = v._natural
     self._cache = None
+    if tracked and v._grad_fn is not None:
+        node = v._grad_fn
+        node._name = _INPLACE_NODE_NAMES.get(node._name, node._name)
+        self._grad_fn, self._output_nr = node, v._output_nr
     return self
 
 
-@register("t", inplace=lambda self: _inplace_geometry(self, t(self)), kind="view")
+# PyTorch's node names for the in-place view ops (the functional forms end in 0 or, for squeeze's overloads,
+# in 0/1/2).
+_INPLACE_NODE_NAMES = {"TBackward0": "TBackward1", "TransposeBackward0": "TransposeBackward1",
+                       "UnsqueezeBackward0": "UnsqueezeBackward1", "AsStridedBackward0": "AsStridedBackward1",
+                       "SqueezeBackward0": "SqueezeBackward3", "SqueezeBackward1": "SqueezeBackward4",
+                       "SqueezeBackward2": "SqueezeBackward5"}
+
+
+@register("t", inplace=lambda self: _inplace_geometry(self, "t", ()), kind="view")
 def t(input):
     """`torch.t(input)`: transpose of a tensor with <= 2 dims (0-D and 1-D are returned as they are)."""
     if input.ndim > 2:
@@ -445,7 +464,7 @@ def _combo(name, args, m):
 
 
 def _squeeze_(self, dim=None):
-    return _inplace_geometry(self, squeeze(self, dim, _m="squeeze_"))
+    return _inplace_geometry(self, "squeeze", (dim,), _m="squeeze_")
 
 
 @register("squeeze", method=False, inplace=_squeeze_, kind="view")
@@ -468,7 +487,7 @@ def squeeze(input, dim=None, *, _m=False):
 
 
 def _unsqueeze_(self, dim):
-    return _inplace_geometry(self, unsqueeze(self, dim, _m="unsqueeze_"))
+    return _inplace_geometry(self, "unsqueeze", (dim,), _m="unsqueeze_")
 
 
 @register("unsqueeze", method=False, inplace=_unsqueeze_, kind="view")
@@ -742,7 +761,7 @@ def _check_as_strided(self, size, stride, offset):
 
 
 @register("as_strided", inplace=lambda self, size, stride, storage_offset=None: _inplace_geometry(
-    self, as_strided(self, size, stride, storage_offset)), kind="view")
+    self, "as_strided", (size, stride, storage_offset)), kind="view")
 def as_strided(input, size, stride, storage_offset=None):
     """`torch.as_strided(input, size, stride, storage_offset=None)`: any geometry over input's storage.
 

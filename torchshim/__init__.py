@@ -34,3 +34,6 @@ from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set
 __version__ = "2.13.0+torchshim.0.1.0"
 from . import return_types  # noqa: E402,F401
 from . import func  # noqa: E402,F401
+from ._install import install_as_torch  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401
+from . import serialization  # noqa: E402,F401

@@ -1,12 +1,13 @@
-"""Pooling: max_pool1d/2d/3d (+ `_with_indices`), avg_pool1d/2d/3d, and the separable window machinery
-shared with adaptive pooling (nn_adaptive_pool.py) and fractional pooling (nn_unpool.py, with max_unpool).
+"""Pooling: max_pool1d/2d/3d (+ `_with_indices`; their kernels are XLA window reductions in _max_window.py),
+avg_pool1d/2d/3d, and the separable window machinery shared with adaptive pooling (nn_adaptive_pool.py) and
+fractional pooling (nn_unpool.py, with max_unpool).
 The `F.*` forms with `return_indices`, `stride=None` and the 1-d unpool are Python wrappers in
 torchshim/nn/functional/pooling.py.
 
 Every pooling window is a rectangle, so the reductions are separable: one spatial dim at a time (the last
 first), the window positions of that dim are gathered into a (out, k) block (indices and validity computed
-once per geometry, or from the random samples for fractional pooling) and reduced over k. Max pooling keeps
-PyTorch's scan order: the first maximum in row-major window order, the last NaN when there is one, the first
+once per geometry, or from the random samples for fractional pooling) and reduced over k. Adaptive and
+fractional max pooling keep PyTorch's scan order: the first maximum in row-major window order, the last NaN when there is one, the first
 valid element when every value is the lowest one; the result is *gathered* from the chosen elements, so the
 gradient goes to exactly the index PyTorch returns (ties included). Average pooling sums (float32 for 16-bit
 floats) and divides by PyTorch's divisor (count_include_pad, divisor_override; integer inputs divide with
@@ -23,6 +24,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import _dispatch as P
+from . import _max_window as MW
 from ..autograd._formulas import add_names
 from ._registry import register
 from .movement import not_implemented
@@ -152,16 +154,6 @@ def sum_windows(x, wins):
 
 
 # ---- max pooling -------------------------------------------------------------------------------------------
-@partial(jax.jit, static_argnames=("kernel", "stride", "padding", "dilation", "out"))
-def _max_pool_k(x, kernel, stride, padding, dilation, out):
-    nd = len(kernel)
-    wins = [
-        _regular_axis(x.shape[x.ndim - nd + j], out[j], kernel[j], stride[j], padding[j], dilation[j])
-        for j in range(nd)
-    ]
-    return max_windows(x, wins)
-
-
 _DIMNAMES = {2: ("H", "W"), 3: ("T", "H", "W")}
 
 
@@ -253,7 +245,7 @@ def _shape_check(
         )
 
 
-def _max_pool_nd(nd, name, input, kernel_size, stride, padding, dilation, ceil_mode):
+def _max_pool_nd(nd, name, input, kernel_size, stride, padding, dilation, ceil_mode, indices=True):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     short = f"max_pool{nd}d"
@@ -269,8 +261,10 @@ def _max_pool_nd(nd, name, input, kernel_size, stride, padding, dilation, ceil_m
     dt = input._dtype
     if dt is D.bool_ or dt.is_complex:
         raise not_implemented(short, dt)
-    vals, idx = _max_pool_k(input._value, kernel=k, stride=s, padding=p, dilation=d, out=out)
     dev = input._storage.device
+    if not indices:
+        return P.fresh(MW.max_pool(input._value, k, s, p, d, out), dt, dev), None
+    vals, idx = MW.max_pool_with_indices(input._value, kernel=k, stride=s, padding=p, dilation=d, out=out)
     return P.fresh(vals, dt, dev), P.fresh(idx, D.int64, dev)
 
 
@@ -292,7 +286,7 @@ def _max_pool(nd):
     name = f"max_pool{nd}d"
 
     def f(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-        return _max_pool_nd(nd, name, input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+        return _max_pool_nd(nd, name, input, kernel_size, stride, padding, dilation, ceil_mode, False)[0]
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"`torch.{name}(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)`."
@@ -395,7 +389,9 @@ def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
     # PyTorch runs max_pool1d_with_indices when the input requires grad, else its own kernel (floating only)
     if not input._dtype.is_floating_point and not input._requires_grad:
         raise not_implemented("max_pool1d_impl", input._dtype)
-    return max_pool1d_with_indices(input, k, s, p, d, ceil_mode)[0]
+    out = _max_pool_nd(2, "max_pool1d_with_indices", input.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]),
+                       (1, d[0]), ceil_mode, False)[0]
+    return out.squeeze(-2)
 
 
 # ---- average pooling ---------------------------------------------------------------------------------------

@@ -1,2 +1,3 @@
 """torch.utils (the parts that exist so far)."""
 from . import backcompat  # noqa: F401
+from . import data  # noqa: F401

@@ -1,7 +1,8 @@
 """Whole models written for PyTorch, run unchanged under torchshim (issue 4's "done means"): a ResNet-18
 definition (torchvision's architecture, written out here since torchvision is not a dependency), with the same
 weights in both libraries; outputs, input and parameter gradients, BatchNorm running statistics, `repr` and
-`state_dict` keys must equal PyTorch's."""
+`state_dict` keys must equal PyTorch's; likewise an LSTM language model (the word_language_model example's
+RNNModel) and a small nn.Transformer seq2seq model (eval mode: dropout draws differ between the libraries)."""
 from harness import Arg
 from nn_harness import check_module, check_repr
 
@@ -81,3 +82,75 @@ def test_resnet18_forward_backward():
     # the input gradient is ill-conditioned.
     check_module(lambda T: _resnet18(T).double(), [Arg((2, 3, 32, 32), "float64")],
                  modes=("train", "eval"))
+
+
+def _lstm_lm(T, ntoken=50, ninp=16, nhid=24, nlayers=2):
+    """The word_language_model example's RNNModel (LSTM flavour, tied weights off), as PyTorch's examples
+    write it."""
+    nn = T.nn
+
+    class RNNModel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(0.2)
+            self.encoder = nn.Embedding(ntoken, ninp)
+            self.rnn = nn.LSTM(ninp, nhid, nlayers, dropout=0.2)
+            self.decoder = nn.Linear(nhid, ntoken)
+            self.nhid, self.nlayers = nhid, nlayers
+
+        def forward(self, input, hidden):
+            emb = self.drop(self.encoder(input))
+            output, hidden = self.rnn(emb, hidden)
+            output = self.drop(output)
+            decoded = self.decoder(output).view(-1, ntoken)
+            return T.nn.functional.log_softmax(decoded, dim=1), hidden
+
+        def init_hidden(self, bsz):
+            weight = next(self.parameters())
+            return (weight.new_zeros(self.nlayers, bsz, self.nhid), weight.new_zeros(self.nlayers, bsz, self.nhid))
+
+    return RNNModel()
+
+
+def _small_transformer(T):
+    """nn.Transformer (2 encoder + 2 decoder layers, d_model 16, 4 heads) with an embedding and a head."""
+    nn = T.nn
+
+    class Seq2Seq(nn.Module):
+        def __init__(self, ntoken=30, d_model=16):
+            super().__init__()
+            self.embed = nn.Embedding(ntoken, d_model)
+            self.transformer = nn.Transformer(d_model, nhead=4, num_encoder_layers=2, num_decoder_layers=2,
+                                              dim_feedforward=32, dropout=0.1, batch_first=True)
+            self.head = nn.Linear(d_model, ntoken)
+
+        def forward(self, src, tgt):
+            mask = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1])
+            out = self.transformer(self.embed(src), self.embed(tgt), tgt_mask=mask, tgt_is_causal=True)
+            return self.head(out)
+
+    return Seq2Seq()
+
+
+def test_lstm_language_model_repr_and_state_dict():
+    check_repr(_lstm_lm)
+
+
+def test_lstm_language_model_forward_backward():
+    from harness import Idx
+
+    def call(m, tokens):
+        out, (h, c) = m(tokens, m.init_hidden(3))
+        return out, h, c
+    check_module(lambda T: _lstm_lm(T).double(), [Idx((5, 3), 50)], call=call, modes=("eval",),
+                 input_grad=False)
+
+
+def test_small_transformer_repr_and_state_dict():
+    check_repr(_small_transformer)
+
+
+def test_small_transformer_forward_backward():
+    from harness import Idx
+    check_module(lambda T: _small_transformer(T).double(), [Idx((2, 7), 30), Idx((2, 5), 30)], modes=("eval",),
+                 input_grad=False)

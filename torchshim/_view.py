@@ -2,8 +2,9 @@
 
 Every view op (slicing, view/reshape, transpose, permute, expand, diagonal, unfold, as_strided, ...) only
 computes a new geometry in Python. Reading a view and writing through it are done by `read` and `write`,
-jitted per geometry: a non-overlapping view is lowered to slice/reshape/transpose/broadcast of the flat storage
-("stride lattice"); anything else falls back to a gather with a constant index map.
+jitted per (shape, stride) with the offset a runtime argument: a non-overlapping view is lowered to
+slice/reshape/transpose/broadcast of the flat storage ("stride lattice"); anything else falls back to a gather
+with a constant index map.
 """
 from functools import lru_cache, partial
 
@@ -121,20 +122,21 @@ def _lattice(shape, stride, offset):
                 dims=tuple(dims))
 
 
-def _segment(flat, offset, extent):
-    end = offset + extent
-    if end > flat.shape[0]:
-        flat = jnp.pad(flat, (0, end - flat.shape[0]))
-    return lax.slice(flat, (offset,), (end,)), flat
+def _segment(flat, offset, extent, pad):
+    """flat[offset:offset + extent] for a traced `offset`; `pad` (static): the segment runs past the end, so
+    the storage is zero-extended first (dynamic_slice would clamp the start instead)."""
+    if pad:
+        flat = jnp.pad(flat, (0, extent))
+    return lax.dynamic_slice(flat, (offset,), (extent,)), flat
 
 
-def _read_flat(flat, shape, stride, offset):
+def _read_flat(flat, shape, stride, offset, pad):
     if numel(shape) == 0:
         return jnp.zeros(shape, flat.dtype)
-    plan = _lattice(shape, stride, offset)
+    plan = _lattice(shape, stride, 0)
     if plan is None:
-        return flat[index_map(shape, stride, offset)]
-    seg, _ = _segment(flat, offset, plan["extent"])
+        return flat[index_map(shape, stride, 0) + offset]
+    seg, _ = _segment(flat, offset, plan["extent"], pad)
     out = seg.reshape(plan["lattice"])[plan["slices"]]
     out = out.transpose(plan["perm"]) if plan["perm"] else out.reshape(())
     keep = set(plan["dims"])
@@ -142,13 +144,13 @@ def _read_flat(flat, shape, stride, offset):
     return jnp.broadcast_to(out, shape)
 
 
-def _write_flat(flat, values, shape, stride, offset):
+def _write_flat(flat, values, shape, stride, offset, pad):
     n = flat.shape[0]
-    plan = _lattice(shape, stride, offset)
+    plan = _lattice(shape, stride, 0)
     values = jnp.broadcast_to(values, shape).astype(flat.dtype)
     if plan is None:
-        return flat.at[index_map(shape, stride, offset).reshape(-1)].set(values.reshape(-1))
-    seg, padded = _segment(flat, offset, plan["extent"])
+        return flat.at[(index_map(shape, stride, 0) + offset).reshape(-1)].set(values.reshape(-1))
+    seg, padded = _segment(flat, offset, plan["extent"], pad)
     vals = values.reshape(tuple(shape[i] for i in plan["dims"]))
     inv = tuple(plan["dims"].index(d) for d in plan["order"])  # ascending dim order -> lattice order
     vals = vals.transpose(inv) if inv else vals.reshape(())
@@ -157,27 +159,44 @@ def _write_flat(flat, values, shape, stride, offset):
     return padded[:n]
 
 
-@partial(jax.jit, static_argnums=(1, 2, 3, 4))
+def _needs_pad(array, shape, stride, offset, lens):
+    """Whether the view's lattice segment runs past the end of the storage (a static choice of kernel)."""
+    if numel(shape) == 0:
+        return False
+    plan = _lattice(shape, stride, 0)
+    return plan is not None and offset + plan["extent"] > lens_numel(array.size, lens)
+
+
 def read(array, shape, stride, offset, lens=None):
     """The view (shape, stride, offset) of the storage whose array is `array` (any shape), seen through `lens`
-    (see `storage_as`; None: the storage's own elements)."""
-    if lens is None:
-        return _read_flat(array.reshape(-1), shape, stride, offset)
-    kind, conj, neg = lens
-    return _flags(_read_flat(storage_as(array, kind), shape, stride, offset), conj, neg)
+    (see `storage_as`; None: the storage's own elements). One compiled kernel per (shape, stride, lens): the
+    offset is a runtime argument, so `x[i]` for every i shares one kernel."""
+    return _read(array, offset, shape, stride, _needs_pad(array, shape, stride, offset, lens), lens)
 
 
 @partial(jax.jit, static_argnums=(2, 3, 4, 5))
+def _read(array, offset, shape, stride, pad, lens):
+    if lens is None:
+        return _read_flat(array.reshape(-1), shape, stride, offset, pad)
+    kind, conj, neg = lens
+    return _flags(_read_flat(storage_as(array, kind), shape, stride, offset, pad), conj, neg)
+
+
 def write(array, values, shape, stride, offset, lens=None):
     """The storage array after writing `values` (the view's shape, storage dtype) through the view."""
     if numel(shape) == 0:
         return array
+    return _write(array, values, offset, shape, stride, _needs_pad(array, shape, stride, offset, lens), lens)
+
+
+@partial(jax.jit, static_argnums=(3, 4, 5, 6))
+def _write(array, values, offset, shape, stride, pad, lens):
     if lens is None:
-        return _write_flat(array.reshape(-1), values, shape, stride, offset).reshape(array.shape)
+        return _write_flat(array.reshape(-1), values, shape, stride, offset, pad).reshape(array.shape)
     kind, conj, neg = lens
     flat = storage_as(array, kind)
     values = _flags(_as_dtype(values, flat.dtype), conj, neg)
-    return storage_from(_write_flat(flat, values, shape, stride, offset), kind, array)
+    return storage_from(_write_flat(flat, values, shape, stride, offset, pad), kind, array)
 
 
 # ---- lenses: views whose elements are not the storage's own (complex views, lazy conj / neg) -------------

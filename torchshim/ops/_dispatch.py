@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype as D
+from .. import _kernel_budget
 from .. import _view as V
 from .._promotion import _wrapped_dtype, result_type_of
 from .._storage import Storage
@@ -23,6 +24,8 @@ __all__ = ["fresh", "unary", "binary", "kernel", "convert", "promote", "check_de
 
 def fresh(array, dtype, device):
     """A new Tensor owning jax `array` (which must already have `dtype`'s numpy dtype)."""
+    if _kernel_budget.pending and not isinstance(array, jax.core.Tracer):
+        _kernel_budget.relieve()  # a safe point: outside any trace (see _kernel_budget)
     t = object.__new__(Tensor)
     shape = array.shape
     t._storage = Storage(array, device)

@@ -128,10 +128,8 @@ def test_inplace_dropout_writes_its_input():
         torchshim.nn.functional.dropout(leaf, 0.5, inplace=True)
 
 
-@pytest.mark.xfail(strict=True, reason="Tensor.unsqueeze_/squeeze_ record no autograd node in torchshim "
-                   "(ops/views.py): PyTorch's unbatched in-place dropout1d/dropout3d ends in "
-                   "SqueezeBackward4")
 def test_inplace_unbatched_dropout1d_history():
+    """PyTorch's unbatched in-place dropout1d ends in SqueezeBackward4 (unsqueeze_, dropout, squeeze_(0))."""
     for T in (torch, torchshim):
         x = T.ones(3, 4, requires_grad=True) * 1
         name = type(T.nn.functional.dropout1d(x, 0.5, training=False, inplace=True).grad_fn).__name__ \

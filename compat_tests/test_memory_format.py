@@ -434,3 +434,16 @@ def test_suggested_format_of_permutations(perm):
             for f in ("contiguous_format", "channels_last")
         ]
     )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "bool", "complex64", "int64"])
+def test_tensors_survive_pickle(dtype):
+    """`pickle` round trip of a tensor (DataLoader workers send batches this way): values, dtype, device,
+    requires_grad."""
+    def fn(T):
+        x = T.arange(6).reshape(2, 3).to(getattr(T, dtype))
+        if x.is_floating_point():
+            x.requires_grad_()
+        y = pickle.loads(pickle.dumps(x))
+        return y, y.dtype, str(y.device), y.requires_grad, y.is_leaf
+    check(fn)

@@ -444,7 +444,8 @@ class Tensor:
                            f"{type(element)}.")
 
     def __reduce_ex__(self, proto):
-        return (_rebuild, (np.asarray(self._value), self._dtype.name, self._requires_grad))
+        return (_rebuild, (np.asarray(self._value), self._dtype.name, self._requires_grad,
+                           str(self._storage.device)))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -568,8 +569,11 @@ def _fit(value, shape, dtype):
     return jnp.broadcast_to(jnp.asarray(value).astype(dtype), shape)
 
 
-def _rebuild(arr, dtype_name, requires_grad):
-    t = wrap(jnp.asarray(arr), D.PUBLIC[dtype_name], Dev.CPU)
+def _rebuild(arr, dtype_name, requires_grad, device="cpu"):
+    """Unpickle a Tensor: the values on the device it was pickled from (as PyTorch restores a CUDA tensor
+    on CUDA)."""
+    dev = Dev.canonical(device)
+    t = wrap(jax.device_put(arr, Dev.to_jax(dev)), D.PUBLIC[dtype_name], dev)
     t._requires_grad = requires_grad
     return t
 

@@ -771,3 +771,19 @@ def test_function_returning_input_marked_non_differentiable():
         y = Same.apply(T.ones(2, requires_grad=True) * 1)
         return y.requires_grad, y.grad_fn is None, y
     check(fn)
+
+
+def test_variable_wraps_a_detached_tensor():
+    """`torch.autograd.Variable(t, requires_grad=True)` (the 0.3-era API): a new leaf sharing t's data, with
+    its own `.grad`; t itself is left as it was."""
+    def fn(T):
+        t = T.tensor([1.0, 2.0])
+        v1 = T.autograd.Variable(t, requires_grad=True)
+        v2 = T.autograd.Variable(t, requires_grad=True)
+        (v1 * v1).sum().backward()
+        (v2 * 3).sum().backward()
+        t.add_(1)
+        y = _t(T, [1.0, 2.0]) * 2
+        v3 = T.autograd.Variable(y)
+        return v1.grad, v2.grad, t.requires_grad, v1, v3.requires_grad, v3.grad_fn, v3.is_leaf
+    check(fn)

@@ -12,7 +12,8 @@ class _VariableMeta(type):
 
 
 class Variable(metaclass=_VariableMeta):
-    """`Variable(tensor, requires_grad=False, volatile=False)` -> the tensor itself (PyTorch >= 0.4).
+    """`Variable(tensor, requires_grad=False, volatile=False)` -> `tensor.detach()` with `requires_grad`
+    set, a plain Tensor (PyTorch >= 0.4): it shares the data, not the autograd history or `.grad`.
 
     `volatile=` is ignored with PyTorch's warning; `isinstance(t, Variable)` is True for every Tensor."""
 
@@ -24,6 +25,7 @@ class Variable(metaclass=_VariableMeta):
             data = tensor([])
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        data = data.detach()
         if requires_grad:
             data.requires_grad_(True)
         return data

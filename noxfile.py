@@ -78,6 +78,13 @@ def lint(session):
 
 @nox.session
 def example(session):
-    """Run the main example with only torchshim's own dependencies installed (no torch)."""
+    """Run the examples with only torchshim's own dependencies installed (no torch): basics.py, then the main
+    training example, the unmodified PyTorch script examples/mnist_like.py, under `python -m torchshim run`
+    in its short mode (`nox -s example -- ARGS` passes other arguments to it instead of --short)."""
     _install_torchshim(session, ".")
     session.run("python", "examples/basics.py")
+    # from a scratch folder: `-m torchshim` then imports the installed package, not ./torchshim, and the
+    # example's checkpoint lands there
+    session.chdir(session.create_tmp())
+    session.run("python", "-m", "torchshim", "run", os.path.join(HERE, "examples", "mnist_like.py"),
+                *(session.posargs or ["--short"]))

@@ -29,6 +29,7 @@ from ._tensor_str import set_printoptions  # noqa: E402,F401
 from ._warnings import is_warn_always_enabled, set_warn_always  # noqa: E402,F401
 from . import autograd, cuda, utils  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
+from . import optim  # noqa: E402,F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401
 
 __version__ = "2.13.0+torchshim.0.1.0"

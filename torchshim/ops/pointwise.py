@@ -41,8 +41,55 @@ def _check_int_divisor(name, input, other):
 
 
 # ---- arithmetic ------------------------------------------------------------------------------------------
-_add = P.binary("add", lambda a, b, alpha: a + b if alpha == 1 else a + b * alpha, static=("alpha",))
-_sub = P.binary("sub", lambda a, b, alpha: a - b if alpha == 1 else a - b * alpha, static=("alpha",))
+_add1 = P.binary("add", lambda a, b: a + b)
+_sub1 = P.binary("sub", lambda a, b: a - b)
+# alpha != 1: a runtime (weakly typed) scalar, so a changing alpha (`p.add_(g, alpha=-lr)` under a schedule)
+# reuses one kernel; bool and complex alphas stay compile-time constants (their promotion differs)
+def _fmadd(a, b, alpha):
+    """a + alpha * b as PyTorch's CPU kernel computes it: `vec::fmadd(b, alpha, a)`, one rounding in the
+    compute type (alpha in that type). For float32 (and half/bfloat16, computed in float32) the product is
+    exact in float64, so a float64 sum rounded once reproduces the fused multiply-add."""
+    if a.dtype == jnp.float32:
+        al = jnp.asarray(alpha, jnp.float32).astype(jnp.float64)
+        return (a.astype(jnp.float64) + b.astype(jnp.float64) * al).astype(jnp.float32)
+    return a + b * alpha
+
+
+_add_alpha = P.binary("add", _fmadd)
+_sub_alpha = P.binary("sub", lambda a, b, alpha: _fmadd(a, b, -alpha))
+_add_static = P.binary("add", lambda a, b, alpha: a + b * alpha, static=("alpha",))
+_sub_static = P.binary("sub", lambda a, b, alpha: a - b * alpha, static=("alpha",))
+
+
+def _half_scalar(x, rd):
+    """A Python number operand of a float16/bfloat16 add/sub, rounded to that dtype first (PyTorch's add
+    kernel reads the wrapped scalar as a tensor of the common dtype; mul and div keep it in float32)."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return float(np.asarray(x, rd.np))
+    return x
+
+
+def _with_alpha(plain, traced, static, input, other, alpha):
+    """add/sub: `input (+|-) alpha * other` with PyTorch's rounding for half/bfloat16 scalars and alpha."""
+    both = isinstance(input, Tensor) and isinstance(other, Tensor)
+    if both and alpha == 1 and not isinstance(alpha, complex):
+        return plain(input, other)
+    rd = P.promote(DEFAULT, (input, other))[1]
+    half = rd is D.float16 or rd is D.bfloat16
+    if half and not both:
+        input, other = _half_scalar(input, rd), _half_scalar(other, rd)
+    if alpha == 1 and not isinstance(alpha, complex):
+        return plain(input, other)
+    if isinstance(alpha, (bool, complex)):
+        return static(input, other, alpha=alpha)
+    if half:  # PyTorch's half kernels take alpha as the tensor's dtype
+        alpha = float(np.asarray(alpha, rd.np))
+    return traced(input, other, alpha=alpha)
+
+
+def _alpha_value(alpha):
+    """PyTorch takes a one-element tensor as alpha (a Scalar argument): its Python value."""
+    return alpha.item() if isinstance(alpha, Tensor) else alpha
 
 
 def _check_alpha(name, input, other, alpha):
@@ -58,9 +105,10 @@ def _check_alpha(name, input, other, alpha):
 @register("add", inplace=True, out=True, operators=("__add__", "__radd__", "__iadd__"), kind="pointwise")
 def add(input, other, *, alpha=1):
     """`torch.add(input, other, *, alpha=1, out=None)` -> input + alpha * other."""
+    alpha = _alpha_value(alpha)
     if alpha != 1:
         _check_alpha("add", input, other, alpha)
-    return _add(input, other, alpha=alpha)
+    return _with_alpha(_add1, _add_alpha, _add_static, input, other, alpha)
 
 
 def _check_bool_sub(input, other):
@@ -78,9 +126,10 @@ def _check_bool_sub(input, other):
 def sub(input, other, *, alpha=1):
     """`torch.sub(input, other, *, alpha=1, out=None)` -> input - alpha * other. Bool operands are an error."""
     _check_bool_sub(input, other)
+    alpha = _alpha_value(alpha)
     if alpha != 1:
         _check_alpha("sub", input, other, alpha)
-    return _sub(input, other, alpha=alpha)
+    return _with_alpha(_sub1, _sub_alpha, _sub_static, input, other, alpha)
 
 
 @register("rsub", method=False, kind="pointwise")

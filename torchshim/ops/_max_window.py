@@ -20,12 +20,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-__all__ = ["max_pool", "max_pool_with_indices", "max_pool_values", "max_pool_indices"]
+__all__ = ["max_pool", "max_pool_with_indices", "max_pool_values", "max_pool_indices", "lowest"]
 
 _NO_INDEX = np.iinfo(np.int64).max
 
 
-def _lowest(dt):
+def lowest(dt):
+    """The lowest value of dtype `dt` (-inf for floats), a 0-d array: the identity of max."""
     return jnp.array(-jnp.inf if jnp.issubdtype(dt, jnp.floating) else jnp.iinfo(dt).min, dt)
 
 
@@ -68,7 +69,7 @@ def max_pool_indices(x, kernel, stride, padding, dilation, out):
     x = lax.stop_gradient(x)
     geo = _geometry(x.shape, kernel, stride, padding, dilation, out)
     _, idx = lax.reduce_window((x, _plane_index(x.shape, len(kernel))),
-                               (_lowest(x.dtype), jnp.array(_NO_INDEX, jnp.int64)), _pick, **geo)
+                               (lowest(x.dtype), jnp.array(_NO_INDEX, jnp.int64)), _pick, **geo)
     return _crop(idx, out)
 
 
@@ -83,7 +84,7 @@ def _gather(x, idx, nd):
 def max_pool_values(x, kernel, stride, padding, dilation, out):
     """Max over each window (PyTorch's max_pool values); differentiable as PyTorch's (see module doc)."""
     geo = _geometry(x.shape, kernel, stride, padding, dilation, out)
-    return _crop(lax.reduce_window(x, _lowest(x.dtype), lax.max, **geo), out)
+    return _crop(lax.reduce_window(x, lowest(x.dtype), lax.max, **geo), out)
 
 
 @max_pool_values.defjvp

@@ -286,7 +286,7 @@ def _atan2_jvp(primals, tangents):
 atan2.defjvp(_atan2_jvp, symbolic_zeros=True)
 
 
-def _true_divide(a, b):
+def correctly_rounded_divide(a, b):
     """a / b correctly rounded, as PyTorch's CPU kernel. XLA rewrites a division by a broadcast divisor into
     a multiplication by its reciprocal (1 ulp off in about a third of float32 quotients), so a divisor
     smaller than the result is materialised at full size behind an optimization barrier first."""
@@ -299,12 +299,12 @@ def _true_divide(a, b):
 @jax.custom_jvp
 def div(a, b):
     """a / b; d/da = 1 / b, d/db = -a / (b * b) (PyTorch's div backward, for its double backward at b == 0)."""
-    return _true_divide(a, b)
+    return correctly_rounded_divide(a, b)
 
 
 def _div_jvp(primals, tangents):
     (a, b), (ta, tb) = primals, tangents
-    out = _true_divide(a, b)
+    out = correctly_rounded_divide(a, b)
     terms = []
     if _live(ta):
         terms.append(ta / b)

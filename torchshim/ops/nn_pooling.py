@@ -98,15 +98,11 @@ def _mask(valid, ax, ndim, lead):
     return jnp.asarray(valid).reshape(valid.shape[:-2] + (1,) * (ax - lead) + (o, k) + (1,) * (ndim - ax - 2))
 
 
-def _lowest(dt):
-    return -jnp.inf if jnp.issubdtype(dt, jnp.floating) else jnp.iinfo(dt).min
-
-
 def _choose(g, m, axis):
     """The window slot PyTorch's max scan ends on: last NaN, else first maximum, else (all lowest) first
     valid."""
     m = jnp.broadcast_to(m, g.shape)
-    low = _lowest(g.dtype)
+    low = MW.lowest(g.dtype)
     vm = jnp.where(m, g, low)
     k = jnp.where(jnp.max(vm, axis=axis) == low, jnp.argmax(m, axis=axis), jnp.argmax(vm, axis=axis))
     if jnp.issubdtype(g.dtype, jnp.floating):

@@ -43,20 +43,29 @@ def _check_int_divisor(name, input, other):
 # ---- arithmetic ------------------------------------------------------------------------------------------
 _add1 = P.binary("add", lambda a, b: a + b)
 _sub1 = P.binary("sub", lambda a, b: a - b)
+def fmadd(a, b, c):
+    """`a * b + c` rounded once, as PyTorch's vectorised CPU kernels compute it (`vec::fmadd`, or the
+    compiler's contraction): for float32 (and half/bfloat16 computed in float32) the product of two float32
+    values is exact in float64, so a float64 sum rounded once to float32 is the fused result; other dtypes
+    compute plainly. Shared with torchshim/optim/_functional.py."""
+    if jnp.result_type(a, b, c) == jnp.float32:
+        w = jnp.float64
+        return (jnp.asarray(a).astype(w) * jnp.asarray(b).astype(w) + jnp.asarray(c).astype(w)).astype(
+            jnp.float32)
+    return a * b + c
+
+
+def _add_alpha_fn(a, b, alpha):
+    """a + alpha * b: PyTorch's `fmadd(b, alpha, a)`, alpha in the compute type."""
+    if a.dtype == jnp.float32:
+        alpha = jnp.asarray(alpha, jnp.float32)
+    return fmadd(b, alpha, a)
+
+
 # alpha != 1: a runtime (weakly typed) scalar, so a changing alpha (`p.add_(g, alpha=-lr)` under a schedule)
 # reuses one kernel; bool and complex alphas stay compile-time constants (their promotion differs)
-def _fmadd(a, b, alpha):
-    """a + alpha * b as PyTorch's CPU kernel computes it: `vec::fmadd(b, alpha, a)`, one rounding in the
-    compute type (alpha in that type). For float32 (and half/bfloat16, computed in float32) the product is
-    exact in float64, so a float64 sum rounded once reproduces the fused multiply-add."""
-    if a.dtype == jnp.float32:
-        al = jnp.asarray(alpha, jnp.float32).astype(jnp.float64)
-        return (a.astype(jnp.float64) + b.astype(jnp.float64) * al).astype(jnp.float32)
-    return a + b * alpha
-
-
-_add_alpha = P.binary("add", _fmadd)
-_sub_alpha = P.binary("sub", lambda a, b, alpha: _fmadd(a, b, -alpha))
+_add_alpha = P.binary("add", _add_alpha_fn)
+_sub_alpha = P.binary("sub", lambda a, b, alpha: _add_alpha_fn(a, b, -alpha))
 _add_static = P.binary("add", lambda a, b, alpha: a + b * alpha, static=("alpha",))
 _sub_static = P.binary("sub", lambda a, b, alpha: a - b * alpha, static=("alpha",))
 
@@ -70,15 +79,20 @@ def _half_scalar(x, rd):
 
 
 def _with_alpha(plain, traced, static, input, other, alpha):
-    """add/sub: `input (+|-) alpha * other` with PyTorch's rounding for half/bfloat16 scalars and alpha."""
+    """add/sub: `input (+|-) alpha * other` with PyTorch's alpha checks and its rounding for half/bfloat16
+    scalars and alpha (the common dtype is promoted once, only when needed)."""
+    alpha = _alpha_value(alpha)
+    one = alpha == 1 and not isinstance(alpha, complex)
     both = isinstance(input, Tensor) and isinstance(other, Tensor)
-    if both and alpha == 1 and not isinstance(alpha, complex):
+    if both and one:
         return plain(input, other)
     rd = P.promote(DEFAULT, (input, other))[1]
+    if alpha != 1:
+        _check_alpha(rd, alpha)
     half = rd is D.float16 or rd is D.bfloat16
     if half and not both:
         input, other = _half_scalar(input, rd), _half_scalar(other, rd)
-    if alpha == 1 and not isinstance(alpha, complex):
+    if one:
         return plain(input, other)
     if isinstance(alpha, (bool, complex)):
         return static(input, other, alpha=alpha)
@@ -92,10 +106,8 @@ def _alpha_value(alpha):
     return alpha.item() if isinstance(alpha, Tensor) else alpha
 
 
-def _check_alpha(name, input, other, alpha):
-    if alpha == 1:
-        return
-    d = P.promote(DEFAULT, (input, other))[1]
+def _check_alpha(d, alpha):
+    """PyTorch's alpha checks for an add/sub whose result dtype is `d`."""
     if _is_int(d) and d is not D.bool_ and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if d is D.bool_ and not isinstance(alpha, bool):
@@ -105,9 +117,6 @@ def _check_alpha(name, input, other, alpha):
 @register("add", inplace=True, out=True, operators=("__add__", "__radd__", "__iadd__"), kind="pointwise")
 def add(input, other, *, alpha=1):
     """`torch.add(input, other, *, alpha=1, out=None)` -> input + alpha * other."""
-    alpha = _alpha_value(alpha)
-    if alpha != 1:
-        _check_alpha("add", input, other, alpha)
     return _with_alpha(_add1, _add_alpha, _add_static, input, other, alpha)
 
 
@@ -126,9 +135,6 @@ def _check_bool_sub(input, other):
 def sub(input, other, *, alpha=1):
     """`torch.sub(input, other, *, alpha=1, out=None)` -> input - alpha * other. Bool operands are an error."""
     _check_bool_sub(input, other)
-    alpha = _alpha_value(alpha)
-    if alpha != 1:
-        _check_alpha("sub", input, other, alpha)
     return _with_alpha(_sub1, _sub_alpha, _sub_static, input, other, alpha)
 
 

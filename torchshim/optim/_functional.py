@@ -27,6 +27,9 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from ..ops._subgrad import correctly_rounded_divide
+from ..ops.pointwise import fmadd
+
 __all__ = ["sgd", "adam", "adamax", "nadam", "radam", "rmsprop", "adagrad", "adadelta", "asgd", "rprop"]
 
 _F64 = jnp.float64
@@ -77,11 +80,9 @@ def _mul(a, x):
 
 
 def _div(a, x):
-    """`a / x` with a Python-float scalar, a true division as in PyTorch. (XLA rewrites a division by a
-    broadcast scalar into a multiplication by its reciprocal, which rounds differently; the optimization
-    barrier keeps the division.)"""
-    up = _up(a)
-    return _round(up / jax.lax.optimization_barrier(jnp.broadcast_to(_s(x, a), up.shape)), a.dtype)
+    """`a / x` with a Python-float scalar, a true division as in PyTorch (ops/_subgrad.py
+    `correctly_rounded_divide` keeps XLA from multiplying by the reciprocal)."""
+    return _round(correctly_rounded_divide(_up(a), _s(x, a)), a.dtype)
 
 
 def _adds(a, x):
@@ -90,13 +91,8 @@ def _adds(a, x):
 
 
 def _fma(a, b, c, dtype):
-    """`a * b + c` rounded once to the compute type, then to `dtype`, as PyTorch's vectorised CPU kernels
-    compute it (`vec::fmadd`, or `a * b + c` contracted by the compiler). Exact through float64 for float32
-    and narrower inputs (a product of two float32 values is exact in float64); plain for float64."""
-    if dtype == jnp.float64:
-        return a * b + c
-    wide = jnp.float64
-    return _round((a.astype(wide) * b.astype(wide) + c.astype(wide)).astype(_opmath(dtype)), dtype)
+    """`a * b + c` in the compute type, rounded once (ops.pointwise.fmadd), then to `dtype`."""
+    return _round(fmadd(a, b, c), dtype)
 
 
 def _add(a, b, alpha):

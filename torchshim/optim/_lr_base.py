@@ -216,15 +216,11 @@ class _initial_mode:
         self.o._is_initial = False
 
 
-class LambdaLR(LRScheduler):
-    """`LambdaLR(optimizer, lr_lambda, last_epoch=-1)`: lr = initial lr * lr_lambda(epoch)."""
+class _LambdaScheduler(LRScheduler):
+    """What LambdaLR and MultiplicativeLR share: one `lr_lambda` per param group, and PyTorch's state_dict
+    (callable objects' `__dict__`, plain functions as None)."""
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
+    def _set_lambdas(self, optimizer, lr_lambda, check_callable):
         self.optimizer = optimizer
         self.lr_lambdas: list[Callable[[int], float]]
         if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
@@ -235,7 +231,10 @@ class LambdaLR(LRScheduler):
                     f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
                 )
             self.lr_lambdas = list(lr_lambda)
-        super().__init__(optimizer, last_epoch)
+        if check_callable:
+            for fn in self.lr_lambdas:
+                if not callable(fn):
+                    raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
 
     def state_dict(self) -> dict[str, Any]:
         """The scheduler's state as a dict (every attribute but the optimizer; callables as PyTorch)."""
@@ -256,6 +255,19 @@ class LambdaLR(LRScheduler):
         for idx, fn in enumerate(lr_lambdas):
             if fn is not None:
                 self.lr_lambdas[idx].__dict__.update(fn)
+
+
+class LambdaLR(_LambdaScheduler):
+    """`LambdaLR(optimizer, lr_lambda, last_epoch=-1)`: lr = initial lr * lr_lambda(epoch)."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self._set_lambdas(optimizer, lr_lambda, check_callable=False)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float | Tensor]:
         """Compute the learning rates for the current `last_epoch` (PyTorch's formula for this schedule)."""
@@ -266,7 +278,7 @@ class LambdaLR(LRScheduler):
         ]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """`MultiplicativeLR(optimizer, lr_lambda, last_epoch=-1)`: lr *= lr_lambda(epoch) each step."""
 
     def __init__(
@@ -275,40 +287,8 @@ class MultiplicativeLR(LRScheduler):
         lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
         last_epoch: int = -1,
     ) -> None:
-        self.optimizer = optimizer
-        self.lr_lambdas: list[Callable[[int], float]]
-        if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(
-                    f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
-                )
-            self.lr_lambdas = list(lr_lambda)
-        for lr_lambda in self.lr_lambdas:
-            if not callable(lr_lambda):
-                raise TypeError(f"lr_lambda should be a function, but got {type(lr_lambda).__name__}")
+        self._set_lambdas(optimizer, lr_lambda, check_callable=True)
         super().__init__(optimizer, last_epoch)
-
-    def state_dict(self) -> dict[str, Any]:
-        """The scheduler's state as a dict (every attribute but the optimizer; callables as PyTorch)."""
-        state_dict = {
-            key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")
-        }
-        state_dict["lr_lambdas"] = [None] * len(self.lr_lambdas)
-        for idx, fn in enumerate(self.lr_lambdas):
-            if not isinstance(fn, types.FunctionType):
-                state_dict["lr_lambdas"][idx] = fn.__dict__.copy()
-        return state_dict
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Load a state returned by `state_dict()`."""
-        lr_lambdas = state_dict.pop("lr_lambdas")
-        self.__dict__.update(state_dict)
-        state_dict["lr_lambdas"] = lr_lambdas
-        for idx, fn in enumerate(lr_lambdas):
-            if fn is not None:
-                self.lr_lambdas[idx].__dict__.update(fn)
 
     def get_lr(self) -> list[float | Tensor]:
         """Compute the learning rates for the current `last_epoch` (PyTorch's formula for this schedule)."""

@@ -152,3 +152,8 @@ class iinfo:
     def __repr__(self):
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
 
+
+def legacy_type_name(dtype, device):
+    """PyTorch's legacy type name of a tensor: 'torch.FloatTensor', 'torch.cuda.LongTensor', ..."""
+    name = dtype._legacy_name or (dtype.name.capitalize() + "Tensor")
+    return f"torch.cuda.{name}" if device.type == "cuda" else f"torch.{name}"

@@ -6,6 +6,8 @@ import jax
 import numpy as np
 
 from . import _device as Dev
+from . import _dtype as D
+from ._tensor import fresh
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "draw", "make_key", "key_for"]
@@ -57,10 +59,8 @@ class Generator:
         return make_key(*self.draw())
 
     def get_state(self):
-        from .ops.creation import tensor
-        from . import _dtype as D
         raw = np.array([self._seed, self._count], dtype=np.uint64).view(np.uint8)
-        return tensor(raw, dtype=D.uint8)
+        return fresh(jax.device_put(raw, Dev.to_jax(Dev.CPU)), D.uint8, Dev.CPU)
 
     def set_state(self, new_state):
         raw = np.asarray(new_state._value, dtype=np.uint8)

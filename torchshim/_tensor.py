@@ -2,8 +2,13 @@
 
 A Tensor is (storage, shape, stride, storage_offset, dtype) plus autograd fields. Views share the storage;
 writes rebind the storage's array and bump the version counter shared by the tensor, its views and `detach()`
-(`.data` gets a fresh counter, as in PyTorch). Ops, methods and operators are attached from the op table
-(`torchshim/ops`), not written here.
+(`.data` gets a fresh counter, as in PyTorch).
+
+This module holds the Tensor's data and its construction only: `Tensor._make` is the one constructor (`fresh`
+and `wrap` are shorthands for it). It imports nothing above the base maps (`_dtype`, `_device`, `_view`,
+`_storage`, ...). Ops, operators and every method with behaviour (`to`, `type`, `__repr__`, indexing,
+`backward`, `grad_fn`, the legacy constructor) are attached by `ops/_registry.install()` from the op table and
+from `_methods.METHODS`.
 """
 import numbers
 import warnings
@@ -15,12 +20,13 @@ import numpy as np
 
 from . import _device as Dev
 from . import _dtype as D
+from . import _kernel_budget
 from . import _layout as L
 from . import _view as V
 from ._promotion import can_cast, short_name
 from ._storage import Storage, UntypedStorage
 
-__all__ = ["Tensor", "Size", "wrap", "to_array"]
+__all__ = ["Tensor", "Size", "fresh", "wrap", "filled", "to_array"]
 
 
 class Size(tuple):
@@ -58,7 +64,7 @@ class _VersionCounter:
 
 class Tensor:
     """`torch.Tensor`. Calling it directly is PyTorch's legacy constructor: `Tensor(2, 3)` (uninitialised
-    float32, zeros here), `Tensor([1, 2])`, `Tensor(size=...)`."""
+    float32, zeros here), `Tensor([1, 2])`, `Tensor(size=...)`; `__new__` is attached from `ops/legacy_types.py`."""
 
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_natural", "_cache", "_vc", "_base",
                  "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_retains_grad", "_hooks", "_node", "_diff_view",
@@ -66,16 +72,14 @@ class Tensor:
                  "__weakref__")
 
     # ----- construction -------------------------------------------------------------------------------
-    def __new__(cls, *args, **kwargs):
-        from ._legacy import legacy_new
-        return legacy_new(cls, D.get_default_dtype(), args, kwargs)
-
     def __init__(self, *args, **kwargs):
         pass
 
     @classmethod
-    def _make(cls, storage, shape, stride, offset, dtype, vc=None, base=None, lens=_DERIVE):
-        """A tensor over `storage`; `lens` (see _view.py) is derived from the dtypes unless given."""
+    def _make(cls, storage, shape, stride, offset, dtype, vc=None, base=None, lens=_DERIVE, natural=None):
+        """The one constructor: a tensor viewing `storage` with PyTorch's geometry (shape, stride, offset).
+        `lens` (see _view.py) is derived from the dtypes unless given; `natural` (the view is the whole storage
+        array as it is) is computed unless the caller knows it."""
         if lens is _DERIVE:
             lens = V.derive_lens(storage.array, dtype)
         t = object.__new__(cls)
@@ -84,8 +88,10 @@ class Tensor:
         t._stride = stride
         t._offset = offset
         t._dtype = dtype
-        t._natural = (lens is None and offset == 0 and shape == storage.array.shape
-                      and stride == V.contiguous_strides(shape))
+        if natural is None:
+            natural = (lens is None and offset == 0 and shape == storage.array.shape
+                       and stride == V.contiguous_strides(shape))
+        t._natural = natural
         t._lens = lens
         t._cache = None
         t._vc = vc if vc is not None else _VersionCounter()
@@ -137,12 +143,6 @@ class Tensor:
         root = self._base if self._base is not None else self
         return Tensor._make(self._storage, tuple(shape), tuple(stride), offset, self._dtype, self._vc, root,
                             self._lens)
-
-    def _assign_from(self, result, opname):
-        """Write `result` (a Tensor, jax array or number) into self as in-place op `opname` (an in-place op,
-        `out=`, `copy_`, `x[i] = v`), with autograd's checks and history; returns self."""
-        from .autograd._inplace import assign
-        return assign(self, result, opname)
 
     def _resize_storage(self, shape):
         """Give self a fresh contiguous storage of `shape` (what out= does when the shape is wrong)."""
@@ -295,16 +295,7 @@ class Tensor:
         self._requires_grad = False
         return self
 
-    # ----- autograd fields (the tape lives in torchshim/autograd) ---------------------------------------
-    @property
-    def grad_fn(self):
-        """The node that created this tensor (None for leaves)."""
-        if self._diff_view and self._base is not None and self._grad_version != self._vc.value \
-                and self._base._requires_grad and self._requires_grad:
-            from .autograd._node import gradient_edge
-            gradient_edge(self)
-        return self._grad_fn
-
+    # ----- autograd fields (the tape lives in torchshim/autograd; `grad_fn` is attached from there) -------
     @property
     def requires_grad(self):
         return self._requires_grad
@@ -462,11 +453,6 @@ class Tensor:
         memo[id(self)] = new
         return new
 
-    # ----- printing ---------------------------------------------------------------------------------------
-    def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import tensor_repr
-        return tensor_repr(self)
-
     def __str__(self):
         return self.__repr__()
 
@@ -474,68 +460,6 @@ class Tensor:
         if self.dim() == 0:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
-
-    # ----- dtype / device movement --------------------------------------------------------------------------
-    def type(self, dtype=None, non_blocking=False, **kwargs):
-        """`x.type()` -> 'torch.FloatTensor'; `x.type(torch.DoubleTensor)` or `x.type('torch.IntTensor')` casts."""
-        from ._legacy import legacy_type_name, resolve_legacy_type
-        if dtype is None:
-            return legacy_type_name(self._dtype, self._storage.device)
-        d, dev = resolve_legacy_type(dtype)
-        out = self.to(d)
-        if dev is not None and dev != out.device.type:
-            out = out.to(dev)
-        return out
-
-    def to(self, *args, **kwargs):
-        """`to(dtype)`, `to(device, dtype=None)`, `to(other)`, with `non_blocking`, `copy`, `memory_format`.
-
-        Returns self when nothing changes (unless copy=True), like PyTorch; a copy keeps self's dense strides
-        (memory_format=torch.preserve_format) or takes the format's."""
-        dtype = kwargs.pop("dtype", None)
-        device = kwargs.pop("device", None)
-        copy = kwargs.pop("copy", False)
-        kwargs.pop("non_blocking", None)
-        fmt = L.check_memory_format("to", kwargs.pop("memory_format", None))
-        if kwargs:
-            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, D.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype, device = a.dtype, a.device
-            elif isinstance(a, (str, Dev.device, int)) and not isinstance(a, bool):
-                device = a
-            elif isinstance(a, bool):
-                continue  # legacy positional non_blocking / copy
-            else:
-                raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
-        dev = self._storage.device if device is None else Dev.canonical(device)
-        dt = self._dtype if dtype is None else dtype
-        if dev is self._storage.device and dt is self._dtype and not copy and (
-                fmt is L.preserve_format or L.suggest_memory_format(self._shape, self._stride) is fmt):
-            return self
-        if fmt is not L.preserve_format and fmt is not L.contiguous_format:
-            L.check_rank(len(self._shape), fmt)
-        from .ops._dispatch import convert
-        out = convert(self, dt, dev)
-        if fmt is L.preserve_format and self._stride == out._stride:
-            return out  # contiguous stays contiguous
-        from .ops.copy import relayout_
-        return relayout_(out, self._stride, fmt)
-
-    def cpu(self, memory_format=None):
-        return self.to("cpu", memory_format=memory_format)
-
-    def cuda(self, device=None, non_blocking=False, memory_format=None):
-        if device is None:
-            device = "cuda"
-        elif isinstance(device, int):
-            device = f"cuda:{device}"
-        return self.to(device, memory_format=memory_format)
-
-    def _cast(self, d):
-        return self.to(d)
 
     def pin_memory(self, device=None):
         return self
@@ -548,20 +472,6 @@ class Tensor:
 
     def is_shared(self):
         return False
-
-
-def _dtype_method(name, d):
-    def m(self, memory_format=None):
-        return self.to(d, memory_format=memory_format)
-    m.__name__, m.__qualname__ = name, "Tensor." + name
-    m.__doc__ = f"`Tensor.{name}(memory_format=torch.preserve_format)`: `self.to(torch.{d.name}, memory_format=...)`."
-    return m
-
-
-for _n, _d in (("float", D.float32), ("double", D.float64), ("half", D.float16), ("bfloat16", D.bfloat16),
-               ("int", D.int32), ("long", D.int64), ("short", D.int16), ("char", D.int8), ("byte", D.uint8),
-               ("bool", D.bool_), ("cfloat", D.complex64), ("cdouble", D.complex128)):
-    setattr(Tensor, _n, _dtype_method(_n, _d))
 
 
 @partial(jax.jit, static_argnums=(1, 2))
@@ -596,14 +506,30 @@ def _wrap_dim(dim, ndim):
     return dim + ndim if dim < 0 else dim
 
 
+def fresh(array, dtype, device):
+    """A new Tensor owning jax `array` (which must already have `dtype`'s numpy dtype) in a fresh storage: how
+    every op wraps its result."""
+    if _kernel_budget.pending and not isinstance(array, jax.core.Tracer):
+        _kernel_budget.relieve()  # a safe point: outside any trace (see _kernel_budget)
+    shape = array.shape
+    return Tensor._make(Storage(array, device), shape, V.contiguous_strides(shape), 0, dtype, lens=None,
+                        natural=True)
+
+
 def wrap(array, dtype=None, device=None):
-    """A new Tensor owning `array` (a jax array) in a fresh storage."""
+    """A new Tensor owning `array` (a jax array) in a fresh storage; dtype and device default to the array's."""
     if dtype is None:
         dtype = D.from_numpy_dtype(array.dtype)
     if device is None:
         device = Dev.of_array(array)
-    shape = tuple(array.shape)
-    return Tensor._make(Storage(array, device), shape, V.contiguous_strides(shape), 0, dtype, lens=None)
+    return fresh(array, dtype, device)
+
+
+def filled(shape, value, dtype, device):
+    """A new contiguous tensor of `shape` filled with `value`, on canonical torch `device` (the tape's zero and
+    one gradients; the public factories are `torch.zeros`, `torch.full`, ...)."""
+    arr = jax.device_put(jnp.full(tuple(shape), value, dtype.np), Dev.to_jax(device))
+    return fresh(arr, dtype, device)
 
 
 def to_array(x):

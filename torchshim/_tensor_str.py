@@ -14,6 +14,10 @@ import math
 
 import numpy as np
 
+from . import _dtype as D
+from ._methods import tensor_method
+from ._tensor import Tensor
+
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr"]
 
 
@@ -234,6 +238,11 @@ def _grad_fn_name(grad_fn):
     return name.rsplit("::", 1)[-1]
 
 
+@tensor_method("__repr__")
+def _tensor_repr_method(self, *, tensor_contents=None):
+    return tensor_repr(self)
+
+
 def tensor_repr(t):
     """`repr(t)` / `str(t)` exactly as PyTorch 2.13 prints it.
 
@@ -241,9 +250,6 @@ def tensor_repr(t):
     (e.g. `Parameter` with 'Parameter containing:\\n'): it then prints as a plain `tensor(...)` preceded by
     that prefix.
     """
-    from . import _dtype as D
-    from ._tensor import Tensor
-
     cls = type(t)
     hook = getattr(cls, "_repr_prefix", None)
     prefix = "tensor(" if cls is Tensor or hook is not None else f"{cls.__name__}("

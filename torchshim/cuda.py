@@ -1,6 +1,6 @@
 """torch.cuda: real only when jax has a GPU backend. Tensors on 'cuda:i' live on jax's i-th gpu device."""
 from . import _device as Dev
-from ._legacy import CUDA_TYPES
+from .ops.legacy_types import CUDA_TYPES
 
 globals().update(CUDA_TYPES)
 

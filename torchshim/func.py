@@ -14,6 +14,7 @@ import functools
 import jax
 
 from ._tensor import Tensor
+from .autograd.engine_api import grad as _autograd_grad
 from .autograd.grad_mode import enable_grad
 from .nn.utils.stateless import _functional_call
 
@@ -56,7 +57,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 
 
 def _construct_stacked_leaf(tensors, name):
-    import torchshim
+    from . import _api as torchshim
     all_requires_grad = all(t.requires_grad for t in tensors)
     none_requires_grad = all(not t.requires_grad for t in tensors)
     if not all_requires_grad and not none_requires_grad:
@@ -129,7 +130,7 @@ def _differentiable(x):
 
 
 def _grad_and_value_impl(func, argnums, has_aux, args, kwargs):
-    import torchshim
+    from . import _api as torchshim
     global _nesting
     diff_args, argnums = _slice_argnums(args, argnums)
     outer = _nesting > 0 or any(isinstance(t, Tensor) and t.requires_grad
@@ -166,7 +167,7 @@ def _grad_and_value_impl(func, argnums, has_aux, args, kwargs):
                 if not isinstance(leaf, Tensor):
                     raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}")
             if output.requires_grad:
-                grads = torchshim.autograd.grad(output, flat_inner, create_graph=outer, allow_unused=True)
+                grads = _autograd_grad(output, flat_inner, create_graph=outer, allow_unused=True)
             else:
                 grads = [None] * len(flat_inner)
             grads = [torchshim.zeros_like(x) if g is None else g for g, x in zip(grads, flat_inner)]

@@ -10,6 +10,9 @@ import pytest
 
 from harness import Arg, Idx, OpRecord, check
 
+# `x[i]` is the table op "__getitem__"; compat_tests/test_indexing.py and test_views.py test it by hand
+EXTRA_COVERED = ["__getitem__"]
+
 F = ("float32",)
 FI = ("float32", "int64")
 VD = ("float32", "int64", "bool", "complex64")

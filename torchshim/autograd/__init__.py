@@ -1,4 +1,8 @@
-"""torch.autograd: the eager tape, grad modes, custom Functions, gradcheck and the functional API."""
+"""torch.autograd: the eager tape, grad modes, custom Functions.
+
+This package is the tape's layer (below the ops); its `functional` and `gradcheck` modules are written on the
+public API, a layer above, so the package root imports them (and binds `torch.autograd.gradcheck` to the
+function, as PyTorch does)."""
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .variable import Variable  # noqa: F401
 from . import _tensor_api  # noqa: F401  (Tensor.backward, register_hook, retain_grad, ...)
@@ -7,5 +11,3 @@ from .function import Function, once_differentiable  # noqa: F401
 from . import function  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from . import anomaly_mode, graph  # noqa: F401
-from . import functional  # noqa: F401
-from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (torch.autograd.gradcheck is the function)

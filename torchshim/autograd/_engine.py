@@ -4,11 +4,14 @@
 into leaves' `.grad`) and `torch.autograd.grad` (capture gradients of `inputs`, touch no `.grad`).
 """
 import heapq
+import numbers
 import warnings
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _view as V
+from .._tensor import Tensor, filled, fresh, wrap
 from . import _node as N
 from .grad_mode import is_grad_enabled, set_grad_enabled
 
@@ -20,8 +23,6 @@ def _shape_str(shape):
 
 
 def _root_grads(tensors, grad_tensors, what):
-    from ..ops._dispatch import fresh
-    from .._tensor import Tensor
     out = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
         if g is None:
@@ -32,8 +33,8 @@ def _root_grads(tensors, grad_tensors, what):
                                    f"{t._dtype}")
             g = fresh(jnp.ones(t._shape, t._dtype.np), t._dtype, t._storage.device)
         elif not isinstance(g, Tensor):
-            from .. import tensor as _tensor
-            g = _tensor(g, dtype=t._dtype)
+            g = filled((), g, t._dtype, t._storage.device) if isinstance(g, numbers.Number) else \
+                wrap(jnp.asarray(np.asarray(g), t._dtype.np), t._dtype, t._storage.device)
         if g._shape != t._shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_shape_str(g._shape)} and "
                                f"output[{i}] has a shape of {_shape_str(t._shape)}.")
@@ -251,8 +252,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         g = capture.get(e)
         if g is None:
             if materialize:
-                from .. import zeros_like
-                g = zeros_like(t)
+                g = filled(t._shape, 0, t._dtype, t._storage.device)
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
@@ -263,7 +263,6 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
 
 
 def _retain(t, g, create_graph):
-    from ..ops._dispatch import fresh
     if not create_graph:
         g = fresh(g._value, g._dtype, g._storage.device)
     t._grad = g if t._grad is None else t._grad + g
@@ -271,7 +270,6 @@ def _retain(t, g, create_graph):
 
 def _accumulate(var, g, create_graph):
     """AccumulateGrad: `var.grad = g` (a fresh tensor) or `var.grad += g`; then post-accumulate hooks."""
-    from ..ops._dispatch import fresh
     if g._dtype is not var._dtype:
         g = g.to(var._dtype)
     if var._grad is None:

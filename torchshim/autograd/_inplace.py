@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _view as V
-from .._tensor import Tensor
+from .._tensor import Tensor, fresh
 from ._node import record
 from .grad_mode import is_grad_enabled
 
@@ -41,7 +41,6 @@ def assign(self, value, opname):
     if base is None and self._requires_grad and self._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if vt is None:
-        from ..ops._dispatch import fresh
         arr = jnp.broadcast_to(jnp.asarray(value, self._dtype.np), self._shape)
         vt = fresh(arr, self._dtype, self._storage.device)
     # what the value's node saved of the tensor being overwritten is its pre-write array: not "modified"

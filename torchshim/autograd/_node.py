@@ -18,6 +18,9 @@ import jax
 import jax.numpy as jnp
 
 from .. import _view as V
+from .._tensor import fresh
+from .._dtype import legacy_type_name
+from .._hooks import HookDict, RemovableHandle
 
 __all__ = ["Node", "FnNode", "AccumulateGrad", "SavedTensor", "gradient_edge", "record"]
 
@@ -64,7 +67,6 @@ class Node:
 
     def register_hook(self, fn):
         """`hook(grad_inputs, grad_outputs) -> new grad_inputs or None`, run after this node's backward."""
-        from ..utils.hooks import HookDict, RemovableHandle
         if self._hooks is None:
             self._hooks = HookDict()
         h = RemovableHandle(self._hooks)
@@ -73,7 +75,6 @@ class Node:
 
     def register_prehook(self, fn):
         """`hook(grad_outputs) -> new grad_outputs or None`, run before this node's backward."""
-        from ..utils.hooks import HookDict, RemovableHandle
         if self._pre_hooks is None:
             self._pre_hooks = HookDict()
         h = RemovableHandle(self._pre_hooks)
@@ -81,7 +82,6 @@ class Node:
         return h
 
     def _register_tensor_hook(self, nr, fn):
-        from ..utils.hooks import HookDict, RemovableHandle
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = HookDict()
         hooks = self._tensor_pre_hooks.setdefault(nr, HookDict())
@@ -204,7 +204,6 @@ class SavedTensor:
 
     def as_tensor(self, owner, nr, array):
         """A tensor with this saved value and the saved history (what create_graph differentiates through)."""
-        from ..ops._dispatch import fresh
         t = fresh(array, self.dtype, self.device)
         edge = (owner, nr) if self.is_output else self.edge
         if edge is not None:
@@ -218,7 +217,6 @@ class SavedTensor:
 
 
 def _modified_msg(saved, owner_name, nr):
-    from .._legacy import legacy_type_name
     import re
     kind = legacy_type_name(saved.dtype, saved.device)
     shape = list(saved.array.shape)
@@ -336,7 +334,6 @@ class FnNode(Node):
 
     def apply(self, grads, create_graph):
         """Gradients for the differentiable inputs, given gradients (Tensors or None) for the outputs."""
-        from ..ops._dispatch import fresh
         arrays = self.saved_arrays()
         cts = [g._value if g is not None else jnp.zeros(m[0], m[1].np) for g, m in zip(grads, self._outs)]
         if create_graph:
@@ -393,7 +390,6 @@ def record_function(name, forward, key, inputs, out_meta, *, saves_inputs=True, 
 
     Used for the pullback of a node under create_graph: returns the output Tensors (None for outputs whose
     metadata is None)."""
-    from ..ops._dispatch import fresh
     from .grad_mode import is_grad_enabled
     arrays = [t._value for t in inputs]
     if out_arrays is None:

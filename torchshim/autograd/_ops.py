@@ -11,7 +11,8 @@ import numbers
 import jax.numpy as jnp
 
 from .. import _dtype as D
-from .._tensor import Tensor
+from .. import _view as V
+from .._tensor import Tensor, fresh
 from . import _formulas as F
 from ._node import record
 from .grad_mode import _state
@@ -173,15 +174,12 @@ GEOMETRY_OPS = frozenset({"as_strided"})
 
 
 def _replay_view(arr, dtype, device, shape, stride, offset, numel):
-    from .. import _view as V
-    from ..ops._dispatch import fresh
     idx = V.index_map(shape, stride, offset).reshape(-1)
     buf = jnp.zeros((numel,), arr.dtype).at[idx].set(arr.reshape(-1))
     return fresh(buf, dtype, device)._as_view(shape, stride, offset)
 
 
 def _make_forward(fn, template, metas, picked):
-    from ..ops._dispatch import fresh
 
     def forward(arrays):
         ts = [fresh(a, m[0], m[1]) if len(m) == 2 else _replay_view(a, *m) for a, m in zip(arrays, metas)]

@@ -1,21 +1,41 @@
-"""The autograd methods of Tensor: `backward`, `register_hook`, `retain_grad`, `retains_grad`,
-`register_post_accumulate_grad_hook` (attached to Tensor at import, like the op table's methods)."""
+"""The autograd methods of Tensor: `grad_fn`, `backward`, `register_hook`, `retain_grad`, `retains_grad`,
+`register_post_accumulate_grad_hook`, and `_assign_from` (every write into a tensor). Registered in
+`_methods.METHODS`; `ops/_registry.install()` attaches them with the op table's methods."""
 import weakref
 
-from .._tensor import Tensor
-from ..utils.hooks import HookDict, RemovableHandle
-from . import _node as N
+from .._hooks import HookDict, RemovableHandle
+from .._methods import tensor_method
+from ._inplace import assign
+from ._node import gradient_edge
+from .engine_api import backward as _backward
 
 __all__ = []
 
 
+@tensor_method(prop=True)
+def grad_fn(self):
+    """The node that created this tensor (None for leaves)."""
+    if self._diff_view and self._base is not None and self._grad_version != self._vc.value \
+            and self._base._requires_grad and self._requires_grad:
+        gradient_edge(self)
+    return self._grad_fn
+
+
+@tensor_method()
+def _assign_from(self, result, opname):
+    """Write `result` (a Tensor, jax array or number) into self as in-place op `opname` (an in-place op,
+    `out=`, `copy_`, `x[i] = v`), with autograd's checks and history; returns self."""
+    return assign(self, result, opname)
+
+
+@tensor_method()
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """`Tensor.backward(gradient=None, retain_graph=None, create_graph=False, inputs=None)`: accumulate the
     gradient of this tensor w.r.t. graph leaves into their `.grad` (see `torch.autograd.backward`)."""
-    from .engine_api import backward as _backward
     _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
+@tensor_method()
 def register_hook(self, hook):
     """`Tensor.register_hook(hook)`: `hook(grad) -> Tensor or None` runs when this tensor's gradient is
     computed; a returned tensor replaces the gradient. Returns a removable handle."""
@@ -31,6 +51,7 @@ def register_hook(self, hook):
     return fn._register_tensor_hook(self._output_nr, hook)
 
 
+@tensor_method()
 def retain_grad(self):
     """`Tensor.retain_grad()`: populate `.grad` of this non-leaf tensor during backward."""
     if not self._requires_grad:
@@ -44,10 +65,12 @@ def retain_grad(self):
     self._retains_grad = True
 
 
+@tensor_method(prop=True)
 def retains_grad(self):
     return self._retains_grad
 
 
+@tensor_method()
 def register_post_accumulate_grad_hook(self, hook):
     """`hook(tensor)` runs after a leaf's `.grad` has been accumulated."""
     if not self._requires_grad:
@@ -59,10 +82,3 @@ def register_post_accumulate_grad_hook(self, hook):
     d[h.id] = hook
     return h
 
-
-Tensor.backward = backward
-Tensor.register_hook = register_hook
-Tensor.retain_grad = retain_grad
-Tensor.retains_grad = property(retains_grad)
-Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
-_ = N

@@ -7,7 +7,8 @@ equal to `create_graph`, so a backward written with differentiable ops supports 
 """
 import functools
 
-from .._tensor import Tensor
+from .. import _dtype as D
+from .._tensor import Tensor, filled
 from . import _node as N
 from .grad_mode import is_grad_enabled, no_grad, set_grad_enabled
 
@@ -98,10 +99,10 @@ class BackwardCFunction(FunctionCtx, N.Node):
             self._saved = None
 
     def apply(self, grads, create_graph):
-        from .. import zeros
         if self.materialize_grads:
-            grads = [g if g is not None else zeros(m[0], dtype=m[1] if m[1].is_floating_point or m[1].is_complex
-                                                   else None, device=m[2]) for g, m in zip(grads, self._out_meta)]
+            grads = [g if g is not None else filled(m[0], 0, m[1] if m[1].is_floating_point or m[1].is_complex
+                                                    else D.get_default_dtype(), m[2])
+                     for g, m in zip(grads, self._out_meta)]
         backward = self._forward_cls.backward
         res = backward(self, *grads)
         if not isinstance(res, tuple):

@@ -10,7 +10,7 @@ messages, same output structures). Differences from PyTorch:
   Jacobian by reverse mode: torchshim has no forward-mode AD. Values are the same.
 - `jvp` and `hvp` use PyTorch's double-backward trick, as PyTorch does.
 """
-import torchshim as torch
+from .. import _api as torch
 
 from .engine_api import grad as _grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled

@@ -17,7 +17,7 @@ import functools
 import warnings
 from itertools import product
 
-import torchshim as torch
+from .. import _api as torch
 
 from .engine_api import grad as _grad
 

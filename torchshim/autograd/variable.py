@@ -1,7 +1,9 @@
 """The legacy `torch.autograd.Variable`: since PyTorch 0.4 it returns a plain Tensor."""
 import warnings
 
-from .._tensor import Tensor
+from .. import _device as Dev
+from .. import _dtype as D
+from .._tensor import Tensor, filled
 
 __all__ = ["Variable"]
 
@@ -21,8 +23,7 @@ class Variable(metaclass=_VariableMeta):
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.", UserWarning, stacklevel=2)
         if data is None:
-            from .. import tensor
-            data = tensor([])
+            data = filled((0,), 0, D.get_default_dtype(), Dev.canonical(None))
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         data = data.detach()

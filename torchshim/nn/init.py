@@ -38,7 +38,7 @@ __all__ = [
 
 
 def _ts():
-    import torchshim
+    from .. import _api as torchshim
     return torchshim
 
 

@@ -18,7 +18,7 @@ __all__ = ["Parameter", "UninitializedParameter", "is_lazy", "Buffer", "Uninitia
 
 
 def _empty(shape=(0,), device=None, dtype=None):
-    import torchshim
+    from .. import _api as torchshim
     return torchshim.empty(shape, device=device, dtype=dtype)
 
 

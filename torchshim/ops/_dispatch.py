@@ -11,43 +11,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _backcompat
+from .. import _device as Dev
 from .. import _dtype as D
-from .. import _kernel_budget
-from .. import _view as V
 from .._promotion import _wrapped_dtype, result_type_of
-from .._storage import Storage
-from .._tensor import Tensor, _VersionCounter
-from ..utils import backcompat as _backcompat
+from .._tensor import Tensor, fresh  # noqa: F401  (fresh: re-exported for the op modules)
+from ..autograd._node import record
+from ..autograd.grad_mode import is_grad_enabled
 
 __all__ = ["fresh", "unary", "binary", "kernel", "convert", "promote", "check_devices", "broadcast_error"]
 
-
-def fresh(array, dtype, device):
-    """A new Tensor owning jax `array` (which must already have `dtype`'s numpy dtype)."""
-    if _kernel_budget.pending and not isinstance(array, jax.core.Tracer):
-        _kernel_budget.relieve()  # a safe point: outside any trace (see _kernel_budget)
-    t = object.__new__(Tensor)
-    shape = array.shape
-    t._storage = Storage(array, device)
-    t._shape = shape
-    t._stride = V.contiguous_strides(shape)
-    t._offset = 0
-    t._dtype = dtype
-    t._natural = True
-    t._lens = None
-    t._cache = None
-    t._vc = _VersionCounter()
-    t._base = None
-    t._requires_grad = False
-    t._grad = None
-    t._grad_fn = None
-    t._output_nr = 0
-    t._retains_grad = False
-    t._hooks = None
-    t._node = None
-    t._diff_view = False
-    t._grad_version = -1
-    return t
 
 # ---- promotion kinds (as torch._prims_common.ELEMENTWISE_TYPE_PROMOTION_KIND) ---------------------------
 DEFAULT, INT_TO_FLOAT, ALWAYS_BOOL, COMPLEX_TO_FLOAT, BOOL_TO_LONG, NO_OPMATH = (
@@ -235,7 +208,6 @@ def _astype(a, dt):
 
 def convert(t, dtype, device):
     """`t` as a new tensor of `dtype` on `device` (a canonical torch.device)."""
-    from .. import _device as Dev
     arr = t._value
     if dtype is not t._dtype:
         arr = _astype(arr, dtype.np)
@@ -243,8 +215,6 @@ def convert(t, dtype, device):
         arr = jax.device_put(arr, Dev.to_jax(device))
     out = fresh(arr, dtype, device)  # jax arrays are immutable: sharing one between two storages is safe
     if t._requires_grad and (dtype.is_floating_point or dtype.is_complex):
-        from ..autograd._node import record
-        from ..autograd.grad_mode import is_grad_enabled
         if is_grad_enabled():
             record("ToCopyBackward0", [t], [out], _to_forward(dtype), ("to", dtype), saves="none")
     return out

@@ -14,19 +14,26 @@ draws random numbers and then does), which record the history (`dropout`, `batch
 update).
 
 Registering a name (or alias, or generated variant name) twice raises at import.
+
+`install()` also attaches the Tensor methods that are not table ops (`_methods.METHODS`: `to`, `__repr__`,
+`backward`, `grad_fn`, `T`, ...), so every attribute of Tensor beyond its data comes from this one installer.
 """
 import functools
 import warnings
 
+from .. import _tensor_str  # noqa: F401  (registers Tensor.__repr__)
+from .._methods import METHODS
 from .._promotion import can_cast, short_name
 from .._tensor import Tensor, check_inplace_result
+from ..autograd import _tensor_api  # noqa: F401  (registers Tensor.backward, grad_fn, ...)
 from ..autograd._ops import any_requires_grad, differentiable
 from ..autograd.grad_mode import is_grad_enabled
 
-__all__ = ["register", "OPS", "install"]
+__all__ = ["register", "OPS", "install", "installed"]
 
 OPS = {}  # public name -> OpDef
 FUNCTIONAL = {}  # name -> public function, for torchshim.nn.functional (filled by install)
+PUBLIC = {}  # name -> the public function `torchshim.<name>` as installed (with autograd and out=)
 _TAKEN = set()  # every generated name, to reject duplicates
 
 
@@ -141,17 +148,28 @@ def _ioperator(inplace):
 _PLAIN_KINDS = ("creation", "random", "composite")
 
 
+def installed(name):
+    """The public function `torchshim.<name>` as `install()` built it (autograd recording, `out=`): what an op
+    calls when it needs another op with its history, e.g. a Tensor method whose argument order differs."""
+    return PUBLIC[name]
+
+
 def install(namespace):
-    """Attach every registered op to the module namespace `namespace` and to Tensor."""
+    """Attach every registered op to the module namespace `namespace` and to Tensor, then every method of
+    `_methods.METHODS` to Tensor."""
+    for name, value in METHODS.items():
+        setattr(Tensor, name, value)
     for op in OPS.values():
         # in-place functions handle autograd when they write; creation and sampling ops have no gradient
-        plain = op.name.endswith("_") or op.kind in _PLAIN_KINDS and op.name != "complex"
+        inplace_op = op.name.endswith("_") and not op.name.startswith("__")  # not a dunder (__getitem__)
+        plain = inplace_op or op.kind in _PLAIN_KINDS and op.name != "complex"
         fn = op.fn if plain else differentiable(op.name, op.fn)
         public = with_out(fn, op.name) if op.out else fn
         ip = None
         if op.inplace:
             ip = op.inplace if callable(op.inplace) and op.inplace is not True else make_inplace(fn, op.name)
         for n in (op.name, *op.aliases):
+            PUBLIC[n] = public
             if op.function:
                 namespace[n] = public
             if op.functional:
@@ -163,6 +181,7 @@ def install(namespace):
                     setattr(Tensor, n + "_", ip)
                 if op.inplace_function and op.function:
                     namespace[n + "_"] = ip
+                    PUBLIC[n + "_"] = ip
                 if op.functional:
                     FUNCTIONAL[n + "_"] = ip
         for o in op.operators:

@@ -20,9 +20,10 @@ from .._promotion import can_cast, result_type_of, short_name
 from .._tensor import Tensor, check_inplace_result
 from ..autograd._node import record
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ..utils import backcompat as _backcompat
+from .. import _backcompat
 from . import _dispatch as P
 from ._dispatch import ALWAYS_BOOL, DEFAULT
+from .._methods import add_tensor_method
 from ._registry import register, write_out
 
 _TWO63, _TWO64 = 2 ** 63, 2 ** 64
@@ -340,10 +341,10 @@ def _install(name, forms, aliases=(), dunders=None, doc=""):
     function.__doc__ = doc
     register(name, method=False, inplace=inplace, aliases=aliases, kind="pointwise")(function)
     for n in (name, *aliases):
-        setattr(Tensor, n, method)
+        add_tensor_method(n, method)
     if dunders:
         for d, f in zip(dunders, (dunder, rdunder, idunder)):
-            setattr(Tensor, d, f)
+            add_tensor_method(d, f)
     return function
 
 
@@ -375,9 +376,7 @@ for _name, _op in _CMP.items():
         f"`torch.{_name}(input, other, *, out=None)` -> bool tensor, elementwise `input {_op.__name__} "
         "other`; "
         "other may be a number. Complex inputs only for eq/ne, as in PyTorch."))
-    setattr(Tensor, f"__{_name}__", _forms[3])
-
-Tensor.__hash__ = lambda self: id(self)  # defining __eq__ must not make tensors unhashable
+    add_tensor_method(f"__{_name}__", _forms[3])  # (Tensor.__hash__ stays id-based: see _tensor.py)
 
 
 # ---- logical: any dtype in, bool out -----------------------------------------------------------------------
@@ -476,7 +475,7 @@ def _invert(self):
     return _bitwise_not(self)
 
 
-Tensor.__invert__ = _invert
+add_tensor_method("__invert__", _invert)
 
 
 # ---- closeness and equality --------------------------------------------------------------------------------
@@ -569,7 +568,11 @@ def equal(input, other):
     return _equal(input, other, False)
 
 
-Tensor.isclose = _isclose_method
-Tensor.allclose = _allclose_method
-Tensor.equal = lambda self, other: _equal(self, other, True)
-Tensor.equal.__doc__ = "`Tensor.equal(other)` -> Python bool; see `torch.equal`."
+def _equal_method(self, other):
+    """`Tensor.equal(other)` -> Python bool; see `torch.equal`."""
+    return _equal(self, other, True)
+
+
+add_tensor_method("isclose", _isclose_method)
+add_tensor_method("allclose", _allclose_method)
+add_tensor_method("equal", _equal_method)

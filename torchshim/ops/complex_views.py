@@ -23,7 +23,8 @@ from ..autograd._ops import any_requires_grad, differentiable
 from ..autograd.grad_mode import is_grad_enabled
 from . import _dispatch as P
 from . import _subgrad as S
-from ._registry import register
+from .._methods import add_tensor_method
+from ._registry import installed, register
 
 __all__ = ["conj"]
 
@@ -347,10 +348,7 @@ def _polar_kernel(r, theta, shape):
 
 
 # ---- Tensor.real / Tensor.imag: properties with setters, as in PyTorch -------------------------------------
-def _pub(name):
-    import sys
-
-    return getattr(sys.modules["torchshim"], name)
+_pub = installed  # the public op, with autograd recording
 
 
 def _real_get(self):
@@ -369,11 +367,8 @@ def _imag_set(self, value):
     _pub("imag")(self).copy_(value)
 
 
-Tensor.real = property(
-    _real_get, _real_set, doc="`x.real`: the real parts (a view); assigning copies into it."
-)
-Tensor.imag = property(
-    _imag_get,
-    _imag_set,
-    doc="`x.imag`: the imaginary parts (a view); assigning copies into it. Complex tensors only.",
-)
+add_tensor_method("real", property(
+    _real_get, _real_set, doc="`x.real`: the real parts (a view); assigning copies into it."))
+add_tensor_method("imag", property(
+    _imag_get, _imag_set,
+    doc="`x.imag`: the imaginary parts (a view); assigning copies into it. Complex tensors only."))

@@ -18,13 +18,14 @@ import numpy as np
 
 from .. import _device as Dev
 from .. import _dtype as D
-from .. import _indexing as I
+from . import subscript as I
 from .._promotion import c_name, short_name
 from .._index_check import first_out_of_range
 from .._tensor import Tensor, _wrap_dim
 from .._warnings import warn_once
 from . import _dispatch as P
-from ._registry import register, write_out
+from .._methods import add_tensor_method
+from ._registry import installed, register, write_out
 
 __all__ = ["scalar_to"]
 
@@ -662,11 +663,10 @@ def where(condition, input=None, other=None):
 
 def _where_method(self, condition, other):
     """`Tensor.where(condition, y)` -> `torch.where(condition, self, y)` (the installed, differentiable one)."""
-    from .. import where as _where
-    return _where(condition, self, other)
+    return installed("where")(condition, self, other)
 
 
-Tensor.where = _where_method  # the method's argument order differs from the function's
+add_tensor_method("where", _where_method)  # the method's argument order differs from the function's
 
 
 @register("nonzero", kind="indexing")

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype as D
-from .._legacy import legacy_type_name
+from .._dtype import legacy_type_name
 from ..autograd._ops import differentiable
 from . import _dispatch as P
 from ._registry import register

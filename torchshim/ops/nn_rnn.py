@@ -383,7 +383,7 @@ def _bind(name, packed, args, kwargs):
 
 
 def _draw_masks(shape, dtype, device, p, n):
-    from .. import empty
+    from .._api import empty
     with no_grad():
         return [empty(shape, dtype=dtype, device=device).bernoulli_(1 - p) for _ in range(n)]
 
@@ -434,7 +434,7 @@ def _recurrence(name, mode, args, kwargs):
         scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     out, hs, cs = _rnn_core(input, h0, c0, params, masks, index, mode, has_biases, num_layers, bidirectional,
                             int(proj), scale)
-    from .. import stack
+    from .._api import stack
     if batch_first and not packed:
         out = out.transpose(0, 1)
         if mode != "LSTM" and out._grad_fn is not None:

@@ -13,6 +13,7 @@ from .._tensor import Tensor
 from . import _dispatch as P
 from . import _subgrad as S
 from ._dispatch import ALWAYS_BOOL, COMPLEX_TO_FLOAT, DEFAULT, INT_TO_FLOAT
+from .._methods import add_tensor_method
 from ._registry import register
 
 
@@ -198,7 +199,7 @@ def _rtruediv(self, other):
     return self.reciprocal() * other
 
 
-Tensor.__rtruediv__ = _rtruediv  # not a table op: two recorded ops, as in PyTorch
+add_tensor_method("__rtruediv__", _rtruediv)  # not a table op: two recorded ops, as in PyTorch
 
 
 @register("true_divide", inplace=True, out=True, kind="pointwise")

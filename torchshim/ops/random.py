@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _device as Dev
 from .. import _dtype as D
-from .._indexing import _check_expand
+from .subscript import _check_expand
 from .._promotion import c_name, short_name
 from .._random import draw, make_key
 from .._tensor import Size, Tensor

@@ -18,7 +18,7 @@ from jax.scipy.special import logsumexp as _jlogsumexp
 from .. import _dtype as D
 from .._promotion import short_name
 from .._tensor import Tensor, _wrap_dim
-from ..utils import backcompat
+from .. import _backcompat as backcompat
 from . import _dispatch as P
 from . import _subgrad as S
 from ._registry import register, write_out

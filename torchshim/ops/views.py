@@ -8,7 +8,8 @@ from .. import _layout as L
 from .. import _view as V
 from .._tensor import Tensor, _wrap_dim
 from .._warnings import warn_once
-from ._registry import register
+from .._methods import add_tensor_method
+from ._registry import installed, register
 
 __all__ = ["shape_arg"]
 
@@ -202,10 +203,7 @@ def _transpose(input, dim0, dim1, name="transpose", pos=1, args=("dim0", "dim1")
     return input._as_view(shape, stride, input._offset)
 
 
-def _pub(name):
-    """The public `torchshim.<name>` (the op as installed, with autograd recording)."""
-    import sys
-    return getattr(sys.modules["torchshim"], name)
+_pub = installed  # the public `torchshim.<name>` (the op as installed, with autograd recording)
 
 
 def _methods(op, *names):
@@ -217,7 +215,7 @@ def _methods(op, *names):
             return _pub(op)(self, *args, _m=_n, **kw)
         m.__name__ = m.__qualname__ = n
         m.__doc__ = f"`Tensor.{n}`: see `torch.{op}`."
-        setattr(Tensor, n, m)
+        add_tensor_method(n, m)
 
 
 _methods("transpose", "transpose", "swapaxes", "swapdims")
@@ -309,14 +307,14 @@ def _mH(self, what="Tensor.mH", err="tensor.mH"):
     return _conj(transpose(self, -2, -1))
 
 
-Tensor.T = property(_T, doc="`x.T`: all dims reversed (deprecated by PyTorch for ndim != 2).")
-Tensor.mT = property(_mT, doc="`x.mT`: the last two dims transposed.")
-Tensor.H = property(_H, doc="`x.H`: conjugate transpose of a matrix.")
+add_tensor_method("T", property(_T, doc="`x.T`: all dims reversed (deprecated by PyTorch for ndim != 2)."))
+add_tensor_method("mT", property(_mT, doc="`x.mT`: the last two dims transposed."))
+add_tensor_method("H", property(_H, doc="`x.H`: conjugate transpose of a matrix."))
 def _mH_prop(self):
     return _pub("adjoint")(self) if self.ndim >= 2 else _mH(self)
 
 
-Tensor.mH = property(_mH_prop, doc="`x.mH`: conjugate transpose of the last two dims.")
+add_tensor_method("mH", property(_mH_prop, doc="`x.mH`: conjugate transpose of the last two dims."))
 
 
 @register("adjoint", kind="view")
@@ -588,7 +586,7 @@ def _split_method(self, split_size, dim=0):
 
 _split_method.__name__ = _split_method.__qualname__ = "split"
 _split_method.__doc__ = "`Tensor.split(split_size, dim=0)`: see `torch.split`."
-Tensor.split = _split_method
+add_tensor_method("split", _split_method)
 
 
 def _pieces(tensor, d, sections):

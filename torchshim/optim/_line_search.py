@@ -1,6 +1,6 @@
 """The strong-Wolfe line search of `torch.optim.LBFGS` (PyTorch 2.13's `_cubic_interpolate` and
 `_strong_wolfe`, ported line by line; scalars are 0-dim torchshim tensors or Python floats as in PyTorch)."""
-import torchshim
+from .. import _api as torchshim
 
 __all__ = ["cubic_interpolate", "strong_wolfe"]
 

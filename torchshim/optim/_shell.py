@@ -35,7 +35,7 @@ def hyper(x):
 def scalar_state(value, p=None):
     """A 0-dim scalar-state tensor (like 'step') in `_get_scalar_dtype()`, as PyTorch's
     `torch.tensor(value, dtype=_get_scalar_dtype())`."""
-    import torchshim
+    from .. import _api as torchshim
     return torchshim.tensor(float(value), dtype=_get_scalar_dtype(), device=None if p is None else p.device)
 
 
@@ -146,6 +146,6 @@ class ElementwiseOptimizer(Optimizer):
             p_state = self.state.get(p, [])
             for key in keys:
                 if len(p_state) != 0 and key in p_state and not isinstance(p_state[key], Tensor):
-                    import torchshim
+                    from .. import _api as torchshim
                     p_state[key] = torchshim.tensor(float(p_state[key]),
                                                     dtype=_get_scalar_dtype(is_fused=fused))

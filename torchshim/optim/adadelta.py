@@ -1,5 +1,5 @@
 """`torch.optim.Adadelta` (update math: `_functional.adadelta`, after PyTorch's `_single_tensor_adadelta`)."""
-import torchshim
+from .. import _api as torchshim
 
 from ._functional import adadelta as _adadelta_update
 from ._shell import CAPTURABLE_DEVICES, ElementwiseOptimizer, check_tensor_lr, hyper

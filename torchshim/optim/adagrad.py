@@ -1,5 +1,5 @@
 """`torch.optim.Adagrad` (update math: `_functional.adagrad`, after PyTorch's `_single_tensor_adagrad`)."""
-import torchshim
+from .. import _api as torchshim
 
 from ._functional import adagrad as _adagrad_update
 from ._shell import ElementwiseOptimizer, check_fused_device_dtype, check_tensor_lr, hyper

@@ -1,5 +1,5 @@
 """`torch.optim.Adam` (update math: `_functional.adam`, written after PyTorch's `_single_tensor_adam`)."""
-import torchshim
+from .. import _api as torchshim
 
 from .._tensor import Tensor
 from ._functional import adam as _adam_update

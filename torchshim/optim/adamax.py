@@ -1,5 +1,5 @@
 """`torch.optim.Adamax` (update math: `_functional.adamax`, after PyTorch's `_single_tensor_adamax`)."""
-import torchshim
+from .. import _api as torchshim
 
 from ._functional import adamax as _adamax_update
 from ._shell import ElementwiseOptimizer, check_tensor_lr, hyper, scalar_state

@@ -1,5 +1,5 @@
 """`torch.optim.ASGD` (update math: `_functional.asgd`, after PyTorch's `_single_tensor_asgd`)."""
-import torchshim
+from .. import _api as torchshim
 
 from ._functional import asgd as _asgd_update
 from ._shell import ElementwiseOptimizer, check_tensor_lr, hyper

@@ -8,7 +8,7 @@ step sizes do not compile new kernels. State entries, their types and the histor
 import jax
 import numpy as np
 
-import torchshim
+from .. import _api as torchshim
 
 from .._tensor import Tensor
 from ..autograd import grad_mode as _gm

@@ -1,5 +1,5 @@
 """`torch.optim.NAdam` (update math: `_functional.nadam`, after PyTorch's `_single_tensor_nadam`)."""
-import torchshim
+from .. import _api as torchshim
 
 from ._functional import nadam as _nadam_update
 from ._shell import ElementwiseOptimizer, check_tensor_lr, hyper, scalar_state

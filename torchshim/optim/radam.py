@@ -1,5 +1,5 @@
 """`torch.optim.RAdam` (update math: `_functional.radam`, after PyTorch's `_single_tensor_radam`)."""
-import torchshim
+from .. import _api as torchshim
 
 from ._functional import radam as _radam_update
 from ._shell import ElementwiseOptimizer, check_tensor_lr, hyper, scalar_state

@@ -1,5 +1,5 @@
 """`torch.optim.RMSprop` (update math: `_functional.rmsprop`, after PyTorch's `_single_tensor_rmsprop`)."""
-import torchshim
+from .. import _api as torchshim
 
 from ._functional import rmsprop as _rmsprop_update
 from ._shell import ElementwiseOptimizer, check_tensor_lr, hyper

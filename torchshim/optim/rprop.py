@@ -1,5 +1,5 @@
 """`torch.optim.Rprop` (update math: `_functional.rprop`, after PyTorch's `_single_tensor_rprop`)."""
-import torchshim
+from .. import _api as torchshim
 
 from ._functional import rprop as _rprop_update
 from ._shell import ElementwiseOptimizer, check_tensor_lr, hyper

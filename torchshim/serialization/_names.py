@@ -41,8 +41,9 @@ def G(module, name):
 @functools.lru_cache(maxsize=None)
 def _top_level():
     """id -> name of the torchshim objects PyTorch pickles as `torch.<name>` (Tensor, Size, device, ...)."""
-    import torchshim
-    from .. import _layout, _legacy
+    from .. import _api as torchshim
+    from .. import _layout
+    from ..ops import legacy_types as _legacy
     out = {}
     for name in ("Tensor", "Size", "device", "dtype", "Generator", "layout", "memory_format", "finfo",
                  "iinfo"):
@@ -68,7 +69,7 @@ def torch_name(obj, name=None):
     if module != "torchshim" and not module.startswith("torchshim."):
         return None
     qualname = name or getattr(obj, "__qualname__", None) or obj.__name__
-    import torchshim
+    from .. import _api as torchshim
     if "." not in qualname and getattr(torchshim, qualname, None) is obj:
         return "torch", qualname
     parts = module.split(".")
@@ -111,9 +112,9 @@ def allowed_globals():
     import collections
     from _codecs import encode
 
-    import torchshim
+    from .. import _api as torchshim
     from .. import cuda as C
-    from .._legacy import __all__ as legacy
+    from ..ops.legacy_types import __all__ as legacy
     from ..nn.parameter import Parameter
     rc = {
         "collections.OrderedDict": collections.OrderedDict,

@@ -13,7 +13,7 @@ __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "ce
 
 
 def _torch():
-    import torchshim
+    from ... import _api as torchshim
     return torchshim
 
 

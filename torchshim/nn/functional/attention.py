@@ -8,7 +8,7 @@ __all__ = ["multi_head_attention_forward"]
 
 
 def _torch():
-    import torchshim
+    from ... import _api as torchshim
     return torchshim
 
 

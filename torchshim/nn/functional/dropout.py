@@ -6,7 +6,7 @@ __all__ = ["dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dr
 
 
 def _torch():
-    import torchshim
+    from ... import _api as torchshim
     return torchshim
 
 

@@ -18,7 +18,7 @@ __all__ = ["l1_loss", "mse_loss", "cross_entropy", "nll_loss", "binary_cross_ent
 
 
 def _torch():
-    import torchshim
+    from ... import _api as torchshim
     return torchshim
 
 

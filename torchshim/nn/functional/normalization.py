@@ -6,7 +6,7 @@ __all__ = ["batch_norm", "instance_norm", "group_norm", "normalize"]
 
 
 def _torch():
-    import torchshim
+    from ... import _api as torchshim
     return torchshim
 
 

@@ -149,7 +149,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def _lp_pool(n, input, norm_type, kernel_size, stride, ceil_mode):
-    import torchshim as T
+    from ... import _api as T
     from . import avg_pool1d, avg_pool2d, avg_pool3d
 
     avg = {1: avg_pool1d, 2: avg_pool2d, 3: avg_pool3d}[n]
@@ -187,7 +187,7 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def _fractional(n, input, kernel_size, output_size, output_ratio, _random_samples):
-    import torchshim as T
+    from ... import _api as T
 
     name = f"fractional_max_pool{n}d"
     if output_size is None and output_ratio is None:

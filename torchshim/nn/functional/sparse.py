@@ -9,7 +9,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     """`F.embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
     sparse=False)`: rows of `weight` at `input`; padding_idx's row gets no gradient; max_norm rescales the
     looked-up rows of weight in place to at most that norm. Difference: sparse=True raises."""
-    import torchshim
+    from ... import _api as torchshim
     if padding_idx is not None:
         if padding_idx > 0:
             if padding_idx >= weight.size(0):

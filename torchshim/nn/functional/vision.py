@@ -32,7 +32,7 @@ _K = {
 
 
 def _is_integer(x):
-    import torchshim as T
+    from ... import _api as T
 
     if isinstance(x, T.Tensor):
         return not x.is_floating_point() and not x.is_complex()

@@ -105,7 +105,7 @@ def bfloat16(self):
 def to_empty(self, *, device, recurse=True):
     """Move parameters and buffers to `device` without copying their values (uninitialised: zeros
     here)."""
-    from ... import empty_like
+    from ..._api import empty_like
     return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
 def to(self, *args, **kwargs):

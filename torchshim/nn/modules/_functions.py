@@ -8,7 +8,7 @@ also runs under `jax.jit`. (PyTorch's SyncBatchNorm Function has no counterpart:
 """
 import numpy as np
 
-from ... import einsum, tensor
+from ..._api import einsum, tensor
 from ...autograd.function import Function
 
 __all__ = []

@@ -11,7 +11,7 @@ Example:
 """
 import warnings
 
-from ... import empty, sigmoid, tanh
+from ..._api import empty, sigmoid, tanh
 from .. import functional as F
 from ..parameter import Parameter
 from . import _init_helpers as _init

@@ -9,7 +9,7 @@ Differences from PyTorch: no fast path (`torch._native_multi_head_attention`, ta
 with batch_first and self-attention): the same math runs in every mode, so NestedTensor inputs are not
 supported.
 """
-from ... import empty
+from ..._api import empty
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module

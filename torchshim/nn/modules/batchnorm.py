@@ -19,8 +19,8 @@ Example:
 """
 import jax
 
-from ... import empty, ones, tensor, zeros
-from ... import long as _long
+from ..._api import empty, ones, tensor, zeros
+from ..._api import long as _long
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F

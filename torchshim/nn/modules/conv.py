@@ -11,7 +11,7 @@ Example:
 """
 import math
 
-from ... import empty
+from ..._api import empty
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..parameter import Parameter, UninitializedParameter

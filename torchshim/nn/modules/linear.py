@@ -4,7 +4,7 @@ and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)); Bilinear's weight and bias U(-1/sqr
 draws come from torchshim's RNG: same distributions as PyTorch, not the same numbers."""
 import math
 
-from ... import empty
+from ..._api import empty
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, UninitializedParameter
 from . import _init_helpers as init

@@ -308,7 +308,7 @@ class Module:
 
     def compile(self, *args, **kwargs):
         """`compile(...)`: route `__call__` through `torchshim.compile(self._call_impl, ...)`."""
-        import torchshim
+        from ... import _api as torchshim
         self._compiled_call_impl = torchshim.compile(self._call_impl, *args, **kwargs)
 
     # ----- pickling / attributes -----------------------------------------------------------------------

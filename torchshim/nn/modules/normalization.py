@@ -9,7 +9,7 @@ Example:
 """
 import numbers
 
-from ... import empty
+from ..._api import empty
 from .. import functional as F
 from ..parameter import Parameter
 from . import _init_helpers as init

@@ -15,7 +15,7 @@ import numbers
 import warnings
 import weakref
 
-from ... import zeros
+from ..._api import zeros
 from ...ops import _rnn_packing as _ops
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
@@ -28,7 +28,7 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 
 
 def _empty(*shape, **factory_kwargs):
-    from ... import empty
+    from ..._api import empty
     return empty(shape, **factory_kwargs)
 
 

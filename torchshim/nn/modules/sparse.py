@@ -10,7 +10,7 @@ Example:
     >>> emb(torch.tensor([[2, 0]])).shape
     torch.Size([1, 2, 3])
 """
-from ... import empty
+from ..._api import empty
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..parameter import Parameter

@@ -14,7 +14,7 @@ an `is_causal=None` mask is not recognised as causal (a hint only: the result is
 import copy
 import warnings
 
-from ... import full, triu
+from ..._api import full, triu
 from ..._warnings import warn_once
 from .. import functional as F
 from .attention import MultiheadAttention

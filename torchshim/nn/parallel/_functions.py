@@ -61,7 +61,7 @@ class Gather(Function):
 
     @staticmethod
     def forward(ctx, target_device, dim, *inputs):
-        from ... import cat
+        from ..._api import cat
         target = as_device(target_device)
         ctx.target_device = target
         ctx.dim = dim

@@ -19,7 +19,7 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_n
 
 
 def _torch():
-    import torchshim
+    from ... import _api as torchshim
     return torchshim
 
 

@@ -12,7 +12,7 @@ def parameters_to_vector(parameters):
     >>> parameters_to_vector([torchshim.ones(2, 2), torchshim.zeros(1)])
     tensor([1., 1., 1., 1., 0.])
     """
-    import torchshim
+    from ... import _api as torchshim
     param_device = None
     vec = []
     for param in parameters:

@@ -17,7 +17,7 @@ __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 def _torch():
-    import torchshim
+    from ... import _api as torchshim
     return torchshim
 
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ... import arange, empty_like, int64
+from ..._api import arange, empty_like, int64
 from ..._tensor import Tensor
 from ...ops import _rnn_packing as _ops
 from ...ops._registry import OPS
@@ -68,7 +68,7 @@ class PackedSequence(PackedSequence_):
 
     def cuda(self, *args, **kwargs):
         """`to('cuda', ...)`."""
-        from ... import tensor
+        from ..._api import tensor
         ex = tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
         if ex.is_cuda:
             return self.to(*args, **kwargs)
@@ -77,7 +77,7 @@ class PackedSequence(PackedSequence_):
 
     def cpu(self, *args, **kwargs):
         """`to('cpu', ...)`."""
-        from ... import tensor
+        from ..._api import tensor
         ex = tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
         if ex.device.type == "cpu":
             return self.to(*args, **kwargs)
@@ -85,35 +85,35 @@ class PackedSequence(PackedSequence_):
         return self.to(*args, **kwargs)
 
     def double(self):
-        from ... import double
+        from ..._api import double
         return self.to(dtype=double)
 
     def float(self):
-        from ... import float as float_
+        from ..._api import float as float_
         return self.to(dtype=float_)
 
     def half(self):
-        from ... import half
+        from ..._api import half
         return self.to(dtype=half)
 
     def long(self):
-        from ... import long
+        from ..._api import long
         return self.to(dtype=long)
 
     def int(self):
-        from ... import int as int_
+        from ..._api import int as int_
         return self.to(dtype=int_)
 
     def short(self):
-        from ... import short
+        from ..._api import short
         return self.to(dtype=short)
 
     def char(self):
-        from ... import int8
+        from ..._api import int8
         return self.to(dtype=int8)
 
     def byte(self):
-        from ... import uint8
+        from ..._api import uint8
         return self.to(dtype=uint8)
 
     @property

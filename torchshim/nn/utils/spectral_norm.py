@@ -14,7 +14,7 @@ __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStat
 
 
 def _torch():
-    import torchshim
+    from ... import _api as torchshim
     return torchshim
 
 

@@ -1,25 +1,3 @@
-"""`torch.utils.backcompat.broadcast_warning` / `keepdim_warning`.
-
-PyTorch 2.13 keeps these flags but never warns. torchshim, deliberately, emits the warnings of the PyTorch 0.2
-release notes when a user switches them on, to help port old scripts (documented in docs/differences.md):
-- broadcast_warning: an elementwise op whose inputs have different shapes but the same number of elements
-  (the pre-0.2 "pointwise" behaviour would have given another result);
-- keepdim_warning: a reduction over a dim called without an explicit keepdim.
-"""
-
-
-class Warning:
-    """A switch with an `enabled` attribute, like PyTorch's backcompat Warning object."""
-
-    def __init__(self, setter=None, getter=None):
-        self.enabled = False
-
-    def set_enabled(self, value):
-        self.enabled = bool(value)
-
-    def get_enabled(self):
-        return self.enabled
-
-
-broadcast_warning = Warning()
-keepdim_warning = Warning()
+"""`torch.utils.backcompat`: the 0.2-era warning switches (defined in `torchshim/_backcompat.py`, which the
+ops read)."""
+from ..._backcompat import Warning, broadcast_warning, keepdim_warning  # noqa: F401

@@ -3,7 +3,8 @@ seed, pin_memory warnings, the IterableDataset length warning) and `_SingleProce
 (`num_workers=0`: fetch and collate in this process)."""
 import warnings
 
-import torchshim as torch
+from ... import _api as torch
+from ... import cuda
 
 from .dataloader import _DatasetKind
 
@@ -12,7 +13,7 @@ __all__ = []
 
 def _accelerator_available():
     try:
-        return bool(torch.cuda.is_available())
+        return bool(cuda.is_available())
     except Exception:
         return False
 

@@ -9,7 +9,7 @@ import math
 import warnings
 from typing import Generic, Iterable, TypeVar
 
-import torchshim
+from ... import _api as torchshim
 from torchshim._random import Generator, default_generator  # noqa: F401  (PyTorch's module exposes them too)
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",

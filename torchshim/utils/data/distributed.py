@@ -6,7 +6,7 @@ process group (ValueError). The shuffle is `randperm(n)` from a Generator seeded
 reproducible and identical on every rank, but not PyTorch's order for the same seed (docs/rng.md)."""
 import math
 
-import torchshim as torch
+from ... import _api as torch
 
 from .sampler import Sampler
 
@@ -18,7 +18,7 @@ _NO_PROCESS_GROUP = ("Default process group has not been initialized, please mak
 
 def _dist_query(name):
     try:
-        from torchshim import distributed as dist
+        from torchshim._api import distributed as dist
     except ImportError:
         raise ValueError(_NO_PROCESS_GROUP) from None
     if not dist.is_available():

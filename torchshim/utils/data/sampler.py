@@ -7,7 +7,7 @@ reproducible within torchshim but are not PyTorch's for the same seed (docs/rng.
 import itertools
 from typing import Generic, TypeVar
 
-import torchshim as torch
+from ... import _api as torch
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
            "WeightedRandomSampler"]

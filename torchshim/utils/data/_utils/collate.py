@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-import torchshim as torch  # attributes are looked up at call time: this module loads while torchshim does
+from .... import _api as torch# attributes are looked up at call time: this module loads while torchshim does
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map", "collate_tensor_fn",
            "collate_numpy_array_fn", "collate_numpy_scalar_fn", "collate_float_fn", "collate_int_fn",

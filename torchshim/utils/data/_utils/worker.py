@@ -142,7 +142,7 @@ def _use_cpu_only():
 def _seed_worker(seed, base_seed, worker_id):
     import numpy as np
 
-    import torchshim
+    from .... import _api as torchshim
     random.seed(seed)
     torchshim.manual_seed(seed)
     np.random.seed(_generate_state(base_seed, worker_id))

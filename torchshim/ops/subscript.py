@@ -16,10 +16,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtype as D
-from . import _view as V
-from ._tensor import Tensor
-from ._warnings import warn_once
+from .. import _device as Dev
+from .. import _dtype as D
+from .. import _view as V
+from .._dtype import legacy_type_name
+from .._methods import add_tensor_method
+from .._promotion import short_name
+from .._tensor import Tensor, fresh
+from .._warnings import warn_once
+from ..autograd._node import record_function
+from ..autograd.grad_mode import is_grad_enabled
+from ._registry import register
 
 __all__ = ["getitem", "setitem"]
 
@@ -36,7 +43,7 @@ class _Adv:
 def _as_index_tensor(obj):
     """A list/tuple/numpy index as PyTorch converts it: bool (or numpy uint8) stays a mask, anything else becomes
     int64 (floats truncated, like PyTorch's indexing_tensor_from_data)."""
-    from .ops.creation import tensor
+    from .creation import tensor  # creation imports this module (via indexing)
     if isinstance(obj, np.ndarray) and obj.dtype in (np.bool_, np.uint8):
         return tensor(obj)
     try:
@@ -329,7 +336,6 @@ def getitem(self, index):
         return view
     _check_bounds(view, advs)
     arrays, dims, sizes, nd = _adv_args(view, advs)
-    from .ops._dispatch import fresh
     return fresh(_gather(view._value, arrays, dims=dims, sizes=sizes, ndim=nd), self._dtype,
                  self._storage.device)
 
@@ -396,7 +402,6 @@ def _value_of(value, self):
     if isinstance(value, (bool, float, complex, numbers.Integral)) and not isinstance(value, np.bool_):
         with np.errstate(over="ignore"):
             return jnp.asarray(checked_scalar(value, self._dtype)), True
-    from ._legacy import legacy_type_name
     raise TypeError(f"can't assign a {_type_name(value)} to a {legacy_type_name(self._dtype, self._storage.device)}")
 
 
@@ -462,7 +467,6 @@ def setitem(self, index, value):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be broadcast to indexing "
                            f"result of shape {list(target)}") from None
     if not is_scalar and val._dtype is not self._dtype:
-        from ._promotion import short_name
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{short_name(self._dtype)} for the destination and {short_name(val._dtype)} for the "
                            "source.")
@@ -471,8 +475,6 @@ def setitem(self, index, value):
         _index_put_overlapping(view, arrays, dims, sizes, v, target)
         return
     if _needs_grad(view, val, is_scalar):
-        from .autograd._node import record_function
-        from .ops._dispatch import fresh
         vt = fresh(jnp.asarray(v), self._dtype, self._storage.device) if is_scalar else (
             val if tuple(v.shape) == val._shape else val.reshape(tuple(v.shape)))
         idx = [fresh(jnp.asarray(a), D.from_numpy_dtype(jnp.asarray(a).dtype), self._storage.device) for a in arrays]
@@ -485,7 +487,6 @@ def setitem(self, index, value):
 
 
 def _needs_grad(view, val, is_scalar):
-    from .autograd.grad_mode import is_grad_enabled
     if not is_grad_enabled():
         return False
     if not is_scalar and val._requires_grad or view._requires_grad:
@@ -521,8 +522,6 @@ def _index_put_overlapping(view, arrays, dims, sizes, v, target):
 def _check_expand(src, target, dtype):
     """PyTorch's expand error when a value of shape `src` can't fill `target`."""
     if len(src) > len(target):
-        from ._legacy import legacy_type_name
-        from . import _device as Dev
         raise RuntimeError(f"expand({legacy_type_name(dtype, Dev.CPU)}{{{list(src)}}}, size={list(target)}): "
                            f"the number of sizes provided ({len(target)}) must be greater or equal to the number "
                            f"of dimensions in the tensor ({len(src)})")
@@ -533,8 +532,6 @@ def _check_expand(src, target, dtype):
                                f"{list(target)}.  Tensor sizes: {list(src)}")
 
 
-from .autograd._ops import differentiable as _differentiable  # noqa: E402
-
-Tensor.__getitem__ = _differentiable("__getitem__", getitem)
-Tensor.__setitem__ = setitem
-Tensor.__delitem__ = _delitem
+register("__getitem__", function=False, kind="view")(getitem)  # differentiable: one recorded node per read
+add_tensor_method("__setitem__", setitem)
+add_tensor_method("__delitem__", _delitem)

@@ -1,24 +1,19 @@
 """PyTorch's legacy tensor types, still accepted by PyTorch 2.13: `torch.FloatTensor(5, 7, 3)`,
 `torch.LongTensor([0, 2, 4])`, `torch.Tensor(2, 3)`, `x.type()`, `x.type(torch.DoubleTensor)`,
-`isinstance(x, torch.FloatTensor)`."""
-from . import _device as Dev
-from . import _dtype as D
-from ._tensor import Size, Tensor
+`isinstance(x, torch.FloatTensor)`; `Tensor.__new__` (`torch.Tensor(2, 3)`) is attached from here."""
+from .. import _device as Dev
+from .. import _dtype as D
+from .._dtype import legacy_type_name
+from .._methods import add_tensor_method
+from .._tensor import Size, Tensor
+from .creation import empty, tensor
 
 _LEGACY = [d for d in D.ALL if d._legacy_name]
 __all__ = [d._legacy_name for d in _LEGACY]
 
 
-def legacy_type_name(dtype, device):
-    """'torch.FloatTensor', 'torch.cuda.LongTensor', ..."""
-    name = dtype._legacy_name or (dtype.name.capitalize() + "Tensor")
-    return f"torch.cuda.{name}" if device.type == "cuda" else f"torch.{name}"
-
-
 def legacy_new(cls, dtype, args, kwargs, device_type="cpu"):
     """The legacy constructor `cls(*sizes)`, `cls(sequence)`, `cls(tensor)`, `cls()`; zero-filled memory."""
-    from . import ops  # noqa: F401
-    import torchshim as T
     device = kwargs.pop("device", None)
     if device is None:
         device = device_type
@@ -31,20 +26,28 @@ def legacy_new(cls, dtype, args, kwargs, device_type="cpu"):
         raise TypeError(f"new() received an invalid combination of arguments - got unexpected keyword "
                         f"{next(iter(kwargs))}")
     if not args:
-        return T.empty(0, dtype=dtype, device=device)
+        return empty(0, dtype=dtype, device=device)
     if len(args) == 1 and isinstance(args[0], Tensor):
         src = args[0]
         if src._dtype is not dtype:
             raise TypeError(f"expected {legacy_type_name(dtype, Dev.CPU)} (got {src.type()})")
         return src.detach()
     if len(args) == 1 and isinstance(args[0], Size):
-        return T.empty(args[0], dtype=dtype, device=device)
+        return empty(args[0], dtype=dtype, device=device)
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return T.empty(*args, dtype=dtype, device=device)
+        return empty(*args, dtype=dtype, device=device)
     if len(args) == 1:
-        return T.tensor(args[0], dtype=dtype, device=device)
+        return tensor(args[0], dtype=dtype, device=device)
     raise TypeError(f"new() received an invalid combination of arguments - got "
                     f"({', '.join(type(a).__name__ for a in args)})")
+
+
+def _tensor_new(cls, *args, **kwargs):
+    """`torch.Tensor(*sizes)`, `torch.Tensor(sequence)`, ...: the legacy constructor in the default dtype."""
+    return legacy_new(cls, D.get_default_dtype(), args, kwargs)
+
+
+add_tensor_method("__new__", _tensor_new)
 
 
 class _LegacyMeta(type):

@@ -25,8 +25,8 @@ import jax
 import pytest
 
 import torchshim
-from torchshim import _compare
-from torchshim._check import DEFAULT_ATOL, DEFAULT_RTOL
+from torchshim._cli import compare as _compare
+from torchshim._cli.check import DEFAULT_ATOL, DEFAULT_RTOL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")

@@ -7,10 +7,12 @@ A script that imports torch gets torchshim's modules. `check` is run in this pro
 subprocesses) on scripts that match and that differ. Each subprocess costs a torch or torchshim import
 (~2 s), so there are few of them.
 """
+import copy
 import importlib
 import importlib.util
 import json
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -19,7 +21,8 @@ import pytest
 import torch
 
 import torchshim
-from torchshim import _check, _compare
+from torchshim._cli import check as _check
+from torchshim._cli import compare as _compare
 
 PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torchshim.__file__)))
 
@@ -52,7 +55,7 @@ def test_install_refuses_when_real_torch_is_imported():
 
 IMPORTS = """
     import importlib, importlib.util, json, multiprocessing, sys
-    lazy_before = "torchshim._compare" in sys.modules
+    lazy_before = "torchshim._cli.compare" in sys.modules
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
@@ -60,7 +63,7 @@ IMPORTS = """
     from torch.nn.utils.rnn import pack_padded_sequence
     import torch.nn.utils.parametrize as P
     from torch import nn as nn2
-    import torch._compare as lazy  # a torchshim module that nothing imported before
+    import torch._cli.compare as lazy  # a torchshim module that nothing imported before
     import torchshim
 
 
@@ -81,7 +84,7 @@ IMPORTS = """
             "Variable": Variable is torchshim.autograd.Variable,
             "pack": pack_padded_sequence is torchshim.nn.utils.rnn.pack_padded_sequence,
             "P": P is sys.modules["torchshim.nn.utils.parametrize"],
-            "lazy": (not lazy_before) and lazy is sys.modules["torchshim._compare"],
+            "lazy": (not lazy_before) and lazy is sys.modules["torchshim._cli.compare"],
             "grad": x.grad.tolist(), "argv": sys.argv, "path0": sys.path[0], "name": __name__,
         }
         for name in ["optim", "optim.lr_scheduler", "utils.data", "serialization"]:  # other parts of issue 5
@@ -128,6 +131,68 @@ def test_run_makes_torch_torchshim(tmp_path):
     assert res["missing"] == [ref.value.name, str(ref.value)]
     assert res["find_spec_missing"] is None
     assert res["spawned"] == [True, True, "__mp_main__", res["argv"]]
+
+
+TYPES = """
+    import copy, io, multiprocessing, pickle
+    import torch
+
+    CLASSES = [torch.Tensor, torch.Size, torch.dtype, torch.device, torch.Generator, torch.layout,
+               torch.memory_format, torch.finfo, torch.iinfo]
+
+
+    def child(queue, t, classes):  # a spawned worker process: the tensor and the classes arrive pickled
+        queue.put([str(type(t)), t.tolist(), [c is d for c, d in zip(classes, CLASSES)]])
+
+
+    def main():
+        print(type(torch.tensor(1)), torch.Size, torch.float32.__class__, torch.device, torch.Generator)
+        print(torch.layout, torch.memory_format, torch.finfo, torch.iinfo, type(torch.Size([2])))
+        print(type(torch.finfo(torch.float32)), type(torch.strided), type(torch.contiguous_format))
+        print([pickle.loads(pickle.dumps(c)) is c for c in CLASSES])
+        objs = [torch.tensor([1.5, 2.0]), torch.Size([2, 3]), torch.float64, torch.device("cpu"),
+                torch.strided, torch.channels_last]
+        print([pickle.loads(pickle.dumps(o)) for o in objs], [copy.deepcopy(o) for o in objs])
+        buf = io.BytesIO()
+        torch.save({"t": objs[0], "size": objs[1], "dtype": objs[2], "device": objs[3]}, buf)
+        buf.seek(0)
+        print(torch.load(buf))
+        ctx = multiprocessing.get_context("spawn")
+        queue = ctx.Queue()
+        proc = ctx.Process(target=child, args=(queue, torch.arange(3), CLASSES))
+        proc.start()
+        print(queue.get(timeout=100))
+        proc.join()
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_run_prints_pytorch_class_names(tmp_path):
+    """Under `run` the classes PyTorch defines in `torch` print as there (`type(t)` is
+    `<class 'torch.Tensor'>`, tutorials print it and `check` compares it), and pickling them (by name),
+    pickling and deep-copying their instances, torch.save/load and a spawned worker still work: the output
+    equals real PyTorch's."""
+    script = _write(tmp_path / "types.py", TYPES)
+    want = _python([str(script)], cwd=tmp_path)
+    got = _python(["-m", "torchshim", "run", str(script)], cwd=tmp_path)
+    assert want.returncode == 0, want.stderr
+    assert got.returncode == 0, got.stderr
+    first = ("<class 'torch.Tensor'> <class 'torch.Size'> <class 'torch.dtype'> <class 'torch.device'> "
+             "<class 'torch._C.Generator'>")
+    assert want.stdout.splitlines()[0] == first
+    assert got.stdout == want.stdout
+
+
+def test_plain_import_keeps_torchshim_class_names():
+    """Without install_as_torch the classes keep torchshim's module paths, under which they pickle."""
+    classes = [torchshim.Tensor, torchshim.Size, torchshim.dtype, torchshim.device, torchshim.Generator]
+    assert [c.__module__.split(".")[0] for c in classes] == ["torchshim"] * len(classes)
+    assert all(pickle.loads(pickle.dumps(c)) is c for c in classes)
+    t = torchshim.tensor([1.5, 2.0])
+    assert pickle.loads(pickle.dumps(t)).tolist() == copy.deepcopy(t).tolist() == [1.5, 2.0]
 
 
 # ----- run behaves like python itself -----------------------------------------------------------------------

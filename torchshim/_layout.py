@@ -93,7 +93,9 @@ PUBLIC.update(legacy_contiguous_format=legacy_contiguous_format)
 def _tp(x):
     """The type name PyTorch's argument parser prints (`torch.layout`, `str`, `NoneType`)."""
     t = type(x)
-    if isinstance(x, _Named) or t.__name__ == "dtype" and t.__module__.startswith("torchshim"):
+    # torchshim's dtype class: module `torchshim._dtype`, or `torch` once install_as_torch() renamed it
+    ours = t.__name__ == "dtype" and t.__module__.split(".")[0] in ("torchshim", "torch")
+    if isinstance(x, _Named) or ours:
         return "torch." + t.__name__
     return t.__name__
 

@@ -2,10 +2,10 @@
 
 Files written here load in real PyTorch and PyTorch's files load here (see docs/serialization.md). The zip
 container is `_zip.py`, pickling `_save.py`, unpickling `_load.py` with `_rebuild.py` (what the pickles call)
-and `_names.py` (torch names <-> torchshim objects); the restricted unpickler is
-`torchshim/_weights_only_unpickler.py`.
+and `_names.py` (torch names <-> torchshim objects); the restricted unpickler of
+`torch.load(weights_only=True)` is `_weights_only_unpickler.py`.
 """
-from .. import _weights_only_unpickler
+from . import _weights_only_unpickler
 from ._load import default_restore_location, load
 from ._rebuild import LoadedStorage, StorageType, _get_layout  # noqa: F401
 from ._save import DEFAULT_PROTOCOL, save  # noqa: F401

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from .. import _device as Dev
-from .. import _weights_only_unpickler
+from . import _weights_only_unpickler
 from . import _names
 from . import _rebuild as R
 from ._zip import ZipReader
@@ -332,9 +332,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     format) from a path or a seekable binary file object, into torchshim tensors. `map_location` (a device,
     a device string, a dict of location tags, or a callable `(storage, location) -> storage | None`) moves
     storages; `weights_only=True` (the default) uses PyTorch's restricted unpickler
-    (`torchshim._weights_only_unpickler`), so an untrusted file can't run code: anything outside the
-    allowlist (extend it with `torch.serialization.add_safe_globals`) raises `pickle.UnpicklingError` with
-    PyTorch's message. `weights_only=False` unpickles anything, mapping `torch.*` globals to torchshim's.
+    (`torchshim.serialization._weights_only_unpickler`), so an untrusted file can't run code: anything
+    outside the allowlist (extend it with `torch.serialization.add_safe_globals`) raises
+    `pickle.UnpicklingError` with PyTorch's message. `weights_only=False` unpickles anything, mapping
+    `torch.*` globals to torchshim's.
 
     Differences from PyTorch: storages are copied into jax arrays (with `mmap=True` the file is mapped, which
     saves one copy); callables given as `map_location` receive a `LoadedStorage`; TorchScript archives, the

@@ -3,8 +3,8 @@
 Both runs are subprocesses, one after the other, in the current working directory, with stdin closed, the same
 environment plus PYTHONHASHSEED=0 (unless set), PYTHONUNBUFFERED=1 and TORCHSHIM_CHECK_RUN=reference or
 torchshim, and, before the script starts, Python's `random`, NumPy and `torch.manual_seed` seeded (0 unless
---seed). Their stdout is compared line by line (torchshim/_compare.py); then the exit statuses, and on a
-traceback the exception's `Type: message` line. Exit status: 0 when everything matches, 1 at the first
+--seed). Their stdout is compared line by line (compare.py); then the exit statuses, and on a traceback the
+exception's `Type: message` line. Exit status: 0 when everything matches, 1 at the first
 difference, 2 when the comparison could not be made (no PyTorch, a timeout, bad options).
 """
 import os
@@ -13,21 +13,21 @@ import subprocess
 import sys
 import time
 
-from . import _compare, _launch
+from . import compare, launch
 
 DEFAULT_RTOL = 1.3e-6  # torch.testing.assert_close's float32 defaults
 DEFAULT_ATOL = 1e-5
 DEFAULT_TIMEOUT = 600.0
 _OPTIONS = {"--rtol": float, "--atol": float, "--timeout": float, "--python": str, "--seed": int}
 
-# The reference side: execute _launch.py (standard library only) in the given interpreter, unimported.
+# The reference side: execute launch.py (standard library only) in the given interpreter, unimported.
 _REFERENCE_BOOT = ("import sys; p = sys.argv.pop(1); ns = {'__name__': 'torchshim_reference_launch', "
                    "'__file__': p}; exec(compile(open(p, encoding='utf-8').read(), p, 'exec'), ns); "
                    "ns['reference_main'](sys.argv[1:])")
 # The torchshim side: `python -m torchshim run`, with this torchshim importable (dropped from sys.path again,
 # so the script sees the same sys.path as under `python script.py`).
-_TORCHSHIM_BOOT = ("import sys; sys.path.insert(0, sys.argv.pop(1)); import torchshim._cli as c; "
-                   "sys.path.pop(0); sys.exit(c.run_main(sys.argv[1:]))")
+_TORCHSHIM_BOOT = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from torchshim._cli.commands "
+                   "import run_main; sys.path.pop(0); sys.exit(run_main(sys.argv[1:]))")
 
 
 class _Run:
@@ -54,14 +54,14 @@ def _parse(argv):
     i = 0
     while i < len(argv) and argv[i] in _OPTIONS:
         if i + 1 >= len(argv):
-            raise _launch.UsageError(f"{argv[i]} needs a value")
+            raise launch.UsageError(f"{argv[i]} needs a value")
         try:
             opts[argv[i]] = _OPTIONS[argv[i]](argv[i + 1])
         except ValueError:
-            raise _launch.UsageError(f"{argv[i]}: bad value {argv[i + 1]!r}") from None
+            raise launch.UsageError(f"{argv[i]}: bad value {argv[i + 1]!r}") from None
         i += 2
     target = argv[i:]
-    _launch.parse_target(target)  # validates (SCRIPT | -m MODULE) [ARGS...]
+    launch.parse_target(target)  # validates (SCRIPT | -m MODULE) [ARGS...]
     return opts, target
 
 
@@ -102,7 +102,7 @@ def _report_line(n, ref, got, why):
 def _verdict(ref, shim, rtol, atol):
     """Print the verdict; return 0 when the runs match, else 1."""
     diverged = False
-    first = _compare.first_difference(ref.lines, shim.lines, rtol, atol)
+    first = compare.first_difference(ref.lines, shim.lines, rtol, atol)
     if first is not None:
         _report_line(*first)
         diverged = True
@@ -112,16 +112,16 @@ def _verdict(ref, shim, rtol, atol):
             print(f"  end of the {label} run's stderr:\n{_tail(run.stderr)}")
         diverged = True
     elif ref.returncode != 0:
-        ref_exc, shim_exc = _compare.exception_line(ref.stderr), _compare.exception_line(shim.stderr)
+        ref_exc, shim_exc = compare.exception_line(ref.stderr), compare.exception_line(shim.stderr)
         if (ref_exc is None) != (shim_exc is None) or (
-                ref_exc is not None and _compare.compare_line(ref_exc, shim_exc, rtol, atol) is not None):
+                ref_exc is not None and compare.compare_line(ref_exc, shim_exc, rtol, atol) is not None):
             print("the exception differs:")
             print(f"  torch:     {ref_exc}")
             print(f"  torchshim: {shim_exc}")
             diverged = True
     if diverged:
         return 1
-    exc = _compare.exception_line(ref.stderr) if ref.returncode else None
+    exc = compare.exception_line(ref.stderr) if ref.returncode else None
     ending = f", same {ref.status()}" + (f" and exception ({exc})" if exc else "")
     n = len(ref.lines)
     print(f"{n} line{'s match' if n != 1 else ' matches'}{ending} (rtol {rtol:g}, atol {atol:g})")
@@ -131,27 +131,27 @@ def _verdict(ref, shim, rtol, atol):
 def check_main(argv):
     """`python -m torchshim check [--rtol R] [--atol A] [--timeout S] [--python EXE] [--seed N]
     (SCRIPT | -m MODULE) [ARGS...]`; returns the exit status (0 match, 1 difference, 2 no comparison)."""
-    from ._cli import USAGE
+    from .commands import USAGE
 
     try:
         opts, target = _parse(argv)
-    except _launch.UsageError as e:
+    except launch.UsageError as e:
         print(USAGE, file=sys.stderr)
         print(f"python -m torchshim check: error: {e}", file=sys.stderr)
         return 2
     launch_args = ["--seed", str(opts["--seed"]), *target]
-    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # torchshim/..
     runs = []
     for name, cmd in (
-            ("reference", [opts["--python"], "-c", _REFERENCE_BOOT, _launch.__file__, *launch_args]),
+            ("reference", [opts["--python"], "-c", _REFERENCE_BOOT, launch.__file__, *launch_args]),
             ("torchshim", [sys.executable, "-c", _TORCHSHIM_BOOT, pkg_parent, *launch_args])):
         try:
             run = _execute(name, cmd, opts["--timeout"])
         except OSError as e:
             print(f"torchshim check: cannot start {cmd[0]}: {e}")
             return 2
-        if run.returncode == _launch.NO_TORCH_EXIT and _launch.NO_TORCH_MARK in run.stderr:
-            why = run.stderr.split(_launch.NO_TORCH_MARK, 1)[1].strip().splitlines()[0]
+        if run.returncode == launch.NO_TORCH_EXIT and launch.NO_TORCH_MARK in run.stderr:
+            why = run.stderr.split(launch.NO_TORCH_MARK, 1)[1].strip().splitlines()[0]
             print(f"torchshim check: PyTorch is not installed for {opts['--python']} ({why}); install it or "
                   f"name an interpreter that has it with --python")
             return 2

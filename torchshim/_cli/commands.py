@@ -1,7 +1,8 @@
-"""`python -m torchshim run|check ...`: the drop-in runner and the conformance checker's command line."""
+"""`python -m torchshim run|check ...`: the drop-in runner and the conformance checker's command line
+(`main`, called by torchshim/__main__.py)."""
 import sys
 
-from ._launch import USAGE_TARGET, UsageError, parse_target, run_target
+from .launch import USAGE_TARGET, UsageError, parse_target, run_target
 
 USAGE = f"""usage: python -m torchshim run {USAGE_TARGET}
        python -m torchshim check [--rtol R] [--atol A] [--timeout S] [--python EXE] {USAGE_TARGET}
@@ -21,8 +22,8 @@ def run_main(argv):
         seed, is_module, target, args = parse_target(argv)
     except UsageError as e:
         return _usage_error(e)
-    from ._install import install_as_torch
-    from ._workers import install_spawn_hook
+    from .install import install_as_torch
+    from .workers import install_spawn_hook
 
     install_as_torch()
     install_spawn_hook()  # worker processes started by 'spawn' / 'forkserver' get the alias too
@@ -48,7 +49,7 @@ def main(argv=None):
     if command == "run":
         return run_main(rest)
     if command == "check":
-        from ._check import check_main
+        from .check import check_main
 
         return check_main(rest)
     return _usage_error(f"unknown command {command!r} (choose run or check)")

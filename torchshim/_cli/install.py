@@ -3,7 +3,8 @@
 A meta path finder maps the name `torch` / `torch.X.Y` to `torchshim` / `torchshim.X.Y` by name, lazily, so it
 covers every torchshim submodule, including ones added after this file was written or first imported after the
 alias is installed. The module objects are torchshim's (`torch.nn is torchshim.nn`); their `__name__` stays
-`torchshim...`.
+`torchshim...`. The classes PyTorch defines in `torch` itself (Tensor, Size, dtype, device, Generator, ...)
+get PyTorch's `__module__`, so `type(t)` prints `<class 'torch.Tensor'>` as in PyTorch.
 """
 import importlib
 import importlib.abc
@@ -14,6 +15,10 @@ import types
 
 _ALIAS = "torch"
 _TARGET = "torchshim"
+# The public classes PyTorch defines in module `torch` (Generator: `torch._C`), by their `__module__` there.
+_PYTORCH_MODULE_OF = {"Tensor": "torch", "Size": "torch", "dtype": "torch", "device": "torch",
+                      "layout": "torch", "memory_format": "torch", "finfo": "torch", "iinfo": "torch",
+                      "Generator": "torch._C"}
 
 
 def _is_alias_name(name):
@@ -77,13 +82,32 @@ def _real_torch_modules():
                   if _is_alias_name(name) and mod is not None and not _is_torchshim_module(mod))
 
 
+def _name_classes_as_pytorch(torchshim):
+    """Give the classes of _PYTORCH_MODULE_OF PyTorch's `__module__` (`type(t)` prints
+    `<class 'torch.Tensor'>`, `torch.Generator` `<class 'torch._C.Generator'>`). Done only here: with
+    `torch` being torchshim, pickle (which writes a class as `__module__` + `__qualname__` and checks that
+    the name finds the same object) finds each class under its new name; without the alias those names
+    would be PyTorch's or nothing, so a plain `import torchshim` keeps torchshim's module paths. Tensors,
+    dtypes, devices, ... pickle through their `__reduce__` (torchshim's rebuild functions) either way."""
+    for name, module in _PYTORCH_MODULE_OF.items():
+        getattr(torchshim, name).__module__ = module
+    if "torch._C" not in sys.modules:
+        # torchshim has no `_C`; pickle imports `torch._C` (a sys.modules entry is enough) to find
+        # `torch._C.Generator`. Only in sys.modules: `torch._C` stays no attribute of torch (hasattr probes).
+        c = types.ModuleType(_TARGET + "._C", "What torchshim has of PyTorch's `torch._C`: the Generator "
+                             "class, so that pickle finds `torch._C.Generator` by name.")
+        c.Generator = torchshim.Generator
+        sys.modules["torch._C"] = c
+
+
 def install_as_torch():
     """torchshim.install_as_torch() -> module (torchshim itself)
 
     Makes `import torch`, `import torch.nn as nn`, `from torch.utils.data import DataLoader`, ... in this
     process resolve to torchshim's modules: `sys.modules["torch"]` becomes torchshim and a meta path finder
     maps every `torch.X.Y` to `torchshim.X.Y` (imported on first use). A name torchshim lacks raises
-    ModuleNotFoundError naming the torch module. Calling it again does nothing.
+    ModuleNotFoundError naming the torch module. The classes PyTorch defines in `torch` are named as there
+    (`type(t)` prints `<class 'torch.Tensor'>`). Calling it again does nothing.
 
     Not part of PyTorch. Raises RuntimeError, changing nothing, when the real PyTorch is already imported in
     the process (its modules cannot be swapped out from under the code that holds them). `python -m torchshim
@@ -104,6 +128,9 @@ def install_as_torch():
             f"anything imports torch, or run the script with `python -m torchshim run script.py`.")
     if not any(isinstance(f, _TorchAliasFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _TorchAliasFinder())
+    # The package itself, not imported here: this module is part of it (imported while torchshim/__init__.py
+    # runs); by the time anyone calls install_as_torch the package is complete in sys.modules.
     torchshim = sys.modules[_TARGET]
     sys.modules[_ALIAS] = torchshim
+    _name_classes_as_pytorch(torchshim)
     return torchshim

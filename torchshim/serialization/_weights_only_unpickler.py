@@ -81,7 +81,7 @@ class _safe_globals:
 
 
 def _get_user_allowed_globals():
-    from .serialization._names import torch_name
+    from ._names import torch_name
     rc = {}
     for f in _marked_safe_globals_set:
         if isinstance(f, tuple):
@@ -104,17 +104,17 @@ def _get_user_allowed_globals():
 
 
 def _get_allowed_globals():
-    from .serialization._names import allowed_globals
+    from ._names import allowed_globals
     return allowed_globals()
 
 
 def _parameter():
-    from .nn.parameter import Parameter
+    from ..nn.parameter import Parameter
     return Parameter
 
 
 def _tensor():
-    from ._tensor import Tensor
+    from .._tensor import Tensor
     return Tensor
 
 

@@ -63,8 +63,9 @@ def seed_all(seed):
 def _own_frame(code):
     """Frames of the launcher itself, left out of a script's traceback as `python script.py` shows none."""
     name = code.co_filename
-    ours = (__file__, os.path.join(os.path.dirname(__file__), "_cli.py"),
-            os.path.join(os.path.dirname(__file__), "__main__.py"), runpy.__file__)
+    here = os.path.dirname(__file__)  # torchshim/_cli/; torchshim/__main__.py is one folder up
+    ours = (__file__, os.path.join(here, "commands.py"), os.path.join(os.path.dirname(here), "__main__.py"),
+            runpy.__file__)
     return name in ours or name.startswith("<frozen runpy") or name == "<string>"
 
 

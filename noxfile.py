@@ -13,7 +13,7 @@ nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = True
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LINT_PATHS = ["torchshim", "compat_tests", "bench", "examples", "noxfile.py"]
+LINT_PATHS = ["torchshim", "compat_tests", "bench", "examples", "tools", "noxfile.py"]
 
 
 def _install_torchshim(session, spec):
@@ -71,9 +71,11 @@ def bench(session):
 
 @nox.session
 def lint(session):
-    """ruff over the package, the tests, the benchmarks and the examples."""
+    """ruff over the package, the tests, the benchmarks and the examples; then the layer check
+    (tools/check_layers.py: imports only point down, no import cycle of more than 10 modules)."""
     session.install("ruff")
     session.run("ruff", "check", *LINT_PATHS, *session.posargs)
+    session.run("python", "tools/check_layers.py")
 
 
 @nox.session

@@ -25,6 +25,7 @@ from .._tensor import Tensor, _wrap_dim
 from .._warnings import warn_once
 from . import _dispatch as P
 from .._methods import add_tensor_method
+from ..autograd._names import arg, by_tensor
 from ._registry import installed, register, write_out
 
 __all__ = ["scalar_to"]
@@ -155,7 +156,7 @@ def _prod_into_jvp(include_self, primals, tangents):
 _prod_into.defjvp(_prod_into_jvp, symbolic_zeros=True)
 
 
-def _reduce_into(a, idx, src, mode, include_self):
+def reduce_into(a, idx, src, mode, include_self):
     """`a` with `src` reduced into `a[idx]` by mode set/sum/prod/mean/amax/amin (traced inside a kernel)."""
     dt = a.dtype
     if dt == jnp.bool_:
@@ -187,7 +188,7 @@ def _scatter_k(a, i, src, dim, mode, include_self):
     shape, a, i = a.shape, _as1(a), _as1(i)
     src = jnp.broadcast_to(src, i.shape) if src.ndim == 0 else _as1(src)[tuple(slice(0, s) for s in i.shape)]
     idx = tuple(i if d == dim else jax.lax.broadcasted_iota(jnp.int64, i.shape, d) for d in range(i.ndim))
-    return _reduce_into(a, idx, src, mode, include_self).reshape(shape)
+    return reduce_into(a, idx, src, mode, include_self).reshape(shape)
 
 
 @P.kernel(static=("dim", "mode", "include_self"))
@@ -198,7 +199,7 @@ def _index_k(a, i, src, alpha, dim, mode, include_self):
     if alpha is not None:
         src = (src.astype(jnp.int32) * alpha.astype(jnp.int32) != 0) if src.dtype == jnp.bool_ else src * alpha
     idx = (slice(None),) * dim + (jnp.where(i < 0, i + a.shape[dim], i),)
-    return _reduce_into(a, idx, src, mode, include_self).reshape(shape)
+    return reduce_into(a, idx, src, mode, include_self).reshape(shape)
 
 
 def _index_run(self, dim, index, src, mode, include_self=True, alpha=None):
@@ -325,7 +326,15 @@ def _scatter(self, dim, index, src, mode, include_self=True):
     return P.fresh(out, self._dtype, _devs(self, index, src))
 
 
-@register("scatter", inplace=True, out=True, kind="indexing")
+def _scatter_name(args, kwargs):
+    if kwargs.get("reduce") is not None:
+        return "NotImplemented"
+    src = arg(args, kwargs, 3, "src")
+    src = arg(args, kwargs, 4, "value") if src is None else src
+    return "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1"
+
+
+@register("scatter", inplace=True, out=True, kind="indexing", grad_name=_scatter_name)
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     """`torch.scatter(input, dim, index, src, *, reduce=None, out=None)` / `(input, dim, index, value, ...)`:
     a copy of input with out[index[i][j]][j] = src[i][j] (dim=0), src a Tensor or a number. reduce='add' or
@@ -492,15 +501,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     return _index_run(input, dim, index, source, reduce, include_self)
 
 
-# ---- index_put ----------------------------------------------------------------------------------------------
-@P.kernel(static=("dims", "sizes", "vshape", "target", "accumulate"))
-def _put_k(a, arrays, v, dims, sizes, vshape, target, accumulate):
-    idx = [slice(None)] * a.ndim
-    for arr, d, n in zip(arrays, dims, sizes):
-        idx[d] = jnp.where(arr < 0, arr + n, arr)
-    v = jnp.broadcast_to(v.reshape(vshape), target)
-    return _reduce_into(a, tuple(idx), v, "sum" if accumulate else "set", True)
-
+# ---- index_put: the index-put core of `x[indices] = v` (ops/subscript.py) on a copy ------------------------
 
 @register("index_put", inplace=True, kind="indexing")
 def index_put(input, indices, values, accumulate=False):
@@ -514,10 +515,7 @@ def index_put(input, indices, values, accumulate=False):
     for k, t in enumerate(indices):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {k} in argument 1, but got {type(t).__name__}")
-    if values._dtype is not input._dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{short_name(input._dtype)} for the destination and {short_name(values._dtype)} for "
-                           "the source.")
+    I.check_put_dtypes(input._dtype, values._dtype)
     used = sum(max(t.ndim, 1) if t._dtype in (D.bool_, D.uint8) else 1 for t in indices)
     if used > input.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got {used})")
@@ -531,15 +529,9 @@ def index_put(input, indices, values, accumulate=False):
     vshape = values._shape
     while len(vshape) > len(target) and vshape[0] == 1:
         vshape = vshape[1:]
-    try:
-        ok = np.broadcast_shapes(vshape, target) == tuple(target)
-    except ValueError:
-        ok = False
-    if not ok:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(target)}")
-    out = _put_k(input._value, arrays, values._value, dims=dims, sizes=sizes, vshape=vshape, target=target,
-                 accumulate=bool(accumulate))
+    I.check_put_shape(vshape, values._shape, target)
+    out = I.put_kernel(input._value, arrays, values._value, dims=dims, sizes=sizes, ndim=nd, vshape=vshape,
+                       target=target, accumulate=bool(accumulate))
     return P.fresh(out, input._dtype, _devs(input, values))
 
 
@@ -549,7 +541,8 @@ def _masked_fill_k(a, m, v, shape):
     return jnp.where(jnp.broadcast_to(m, shape), v.astype(a.dtype), jnp.broadcast_to(a, shape))
 
 
-@register("masked_fill", inplace=True, kind="indexing")
+@register("masked_fill", inplace=True, kind="indexing",
+          grad_name=by_tensor(2, "value", "MaskedFillBackward1", "MaskedFillBackward0"))
 def masked_fill(input, mask, value):
     """`torch.masked_fill(input, mask, value)`: input (broadcast with the bool `mask`) with `value` (a number or
     0-dim tensor, converted to input's dtype with PyTorch's overflow check) where mask is True."""

@@ -24,7 +24,7 @@ from .._methods import add_tensor_method
 from .._promotion import short_name
 from .._tensor import Tensor, fresh
 from .._warnings import warn_once
-from ..autograd._node import record_function
+from ..autograd._node import record, run_forward
 from ..autograd.grad_mode import is_grad_enabled
 from ._registry import register
 
@@ -315,13 +315,37 @@ def _gather(value, arrays, dims, sizes, ndim):
     return value[tuple(idx)]
 
 
-@partial(jax.jit, static_argnames=("dims", "sizes", "ndim"))
-def _scatter(value, arrays, new, dims, sizes, ndim):
+# ---- the index-put core: `x[indices] = v` (setitem) and `index_put(_)` (ops/indexing.py) ------------------
+@partial(jax.jit, static_argnames=("dims", "sizes", "ndim", "vshape", "target", "accumulate"))
+def put_kernel(value, arrays, new, dims, sizes, ndim, vshape, target, accumulate=False):
+    """`value` with `new` (reshaped to `vshape`, broadcast to the indexed shape `target`, cast to value's dtype)
+    written at the advanced indices `arrays` of dims `dims`; accumulate=True sums duplicates instead."""
+    from .indexing import reduce_into  # indexing builds index_put on this module
     idx = [slice(None)] * ndim
     for arr, d, n in zip(arrays, dims, sizes):
         arr = jnp.asarray(arr)
         idx[d] = jnp.where(arr < 0, arr + n, arr)
-    return value.at[tuple(idx)].set(new.astype(value.dtype))
+    new = jnp.broadcast_to(jnp.asarray(new).reshape(vshape), target)
+    return reduce_into(value, tuple(idx), new, "sum" if accumulate else "set", True)
+
+
+def check_put_dtypes(dst, src):
+    """PyTorch's error when index_put's values (`src`) differ in dtype from the destination."""
+    if src is not dst:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {short_name(dst)} "
+                           f"for the destination and {short_name(src)} for the source.")
+
+
+def check_put_shape(vshape, shown, target):
+    """`vshape` (the values' shape, leading ones beyond the target's rank stripped) must broadcast to the
+    indexed shape `target`; `shown` is the values' shape as the error names it."""
+    try:
+        ok = np.broadcast_shapes(tuple(vshape), tuple(target)) == tuple(target)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shown)} cannot be broadcast to indexing "
+                           f"result of shape {list(target)}")
 
 
 def _adv_args(view, advs):
@@ -460,16 +484,9 @@ def setitem(self, index, value):
     vshape = tuple(val.shape)
     v = val if is_scalar else val._value
     v = _strip_leading_ones(v, len(target))
-    try:
-        if np.broadcast_shapes(tuple(v.shape), tuple(target)) != tuple(target):
-            raise ValueError
-    except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be broadcast to indexing "
-                           f"result of shape {list(target)}") from None
-    if not is_scalar and val._dtype is not self._dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{short_name(self._dtype)} for the destination and {short_name(val._dtype)} for the "
-                           "source.")
+    check_put_shape(v.shape, vshape, target)
+    if not is_scalar:
+        check_put_dtypes(self._dtype, val._dtype)
     _check_range(view, advs)
     if overlapping:
         _index_put_overlapping(view, arrays, dims, sizes, v, target)
@@ -478,12 +495,14 @@ def setitem(self, index, value):
         vt = fresh(jnp.asarray(v), self._dtype, self._storage.device) if is_scalar else (
             val if tuple(v.shape) == val._shape else val.reshape(tuple(v.shape)))
         idx = [fresh(jnp.asarray(a), D.from_numpy_dtype(jnp.asarray(a).dtype), self._storage.device) for a in arrays]
-        new, = record_function("IndexPutBackward0", _index_put_forward(dims, sizes, nd), ("index_put", dims, sizes, nd),
-                               [view, vt] + idx, [(view._shape, view._dtype, view._storage.device)],
-                               saves_inputs=False)
+        fwd = _index_put_forward(dims, sizes, nd, tuple(v.shape), target)
+        key = ("index_put", dims, sizes, nd, tuple(v.shape), target)
+        new, = run_forward(fwd, key, [view, vt] + idx, [(view._shape, view._dtype, view._storage.device)])
+        record("IndexPutBackward0", [view, vt] + idx, [new], fwd, key, saves="none")
         view._assign_from(new, "index_put_")
         return
-    view._write(_scatter(view._value, arrays, v, dims=dims, sizes=sizes, ndim=nd))
+    view._write(put_kernel(view._value, arrays, v, dims=dims, sizes=sizes, ndim=nd, vshape=tuple(v.shape),
+                           target=target))
 
 
 def _needs_grad(view, val, is_scalar):
@@ -495,9 +514,12 @@ def _needs_grad(view, val, is_scalar):
 
 
 @functools.lru_cache(maxsize=None)
-def _index_put_forward(dims, sizes, nd):
+def _index_put_forward(dims, sizes, nd, vshape, target):
+    """The forward that `x[indices] = v`'s IndexPutBackward0 node differentiates: the index-put core over
+    (x, v, *index arrays)."""
     def forward(arrays):
-        return (_scatter(arrays[0], tuple(arrays[2:]), arrays[1], dims=dims, sizes=sizes, ndim=nd),)
+        return (put_kernel(arrays[0], tuple(arrays[2:]), arrays[1], dims=dims, sizes=sizes, ndim=nd,
+                           vshape=vshape, target=target),)
     return forward
 
 
@@ -532,6 +554,27 @@ def _check_expand(src, target, dtype):
                                f"{list(target)}.  Tensor sizes: {list(src)}")
 
 
-register("__getitem__", function=False, kind="view")(getitem)  # differentiable: one recorded node per read
+def _getitem_name(args, kwargs):
+    """PyTorch's node of `x[index]`: Index for an advanced index, else the last basic index's view node."""
+    index = args[1]
+    items = index if isinstance(index, tuple) else (index,)
+    for it in items:
+        if isinstance(it, (Tensor, list)) or hasattr(it, "__array__") and not isinstance(it, (int, bool)):
+            return "IndexBackward0"
+    last = Ellipsis
+    for it in items:
+        if it is not Ellipsis:
+            last = it
+    if last is Ellipsis:
+        return "AliasBackward0"
+    if isinstance(last, slice):
+        return "SliceBackward0"
+    if isinstance(last, bool) or last is None:
+        return "UnsqueezeBackward0"
+    return "SelectBackward0"
+
+
+# differentiable: one recorded node per read
+register("__getitem__", function=False, kind="view", grad_name=_getitem_name, saves="none")(getitem)
 add_tensor_method("__setitem__", setitem)
 add_tensor_method("__delitem__", _delitem)

@@ -4,7 +4,7 @@ functions. The computations are the table ops of torchshim/ops/nn_activation.py.
 import warnings
 
 from ...ops import nn_activation as A
-from ...ops._registry import FUNCTIONAL as _T
+from ...ops._registry import installed
 
 __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu",
            "leaky_relu_", "hardtanh", "hardtanh_", "threshold", "threshold_", "rrelu", "rrelu_", "silu",
@@ -29,12 +29,12 @@ def relu_(input):
 
 def relu6(input, inplace=False):
     """`F.relu6(input, inplace=False)`: min(max(0, x), 6)."""
-    return A.relu6_(input) if inplace else _T["relu6"](input)
+    return A.relu6_(input) if inplace else installed("relu6")(input)
 
 
 def elu(input, alpha=1.0, inplace=False):
     """`F.elu(input, alpha=1.0, inplace=False)`."""
-    return A.elu_(input, alpha) if inplace else _T["elu"](input, alpha)
+    return A.elu_(input, alpha) if inplace else installed("elu")(input, alpha)
 
 
 def elu_(input, alpha=1.0):
@@ -64,7 +64,7 @@ def celu_(input, alpha=1.0):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """`F.leaky_relu(input, negative_slope=0.01, inplace=False)`."""
-    return A.leaky_relu_(input, negative_slope) if inplace else _T["leaky_relu"](input, negative_slope)
+    return A.leaky_relu_(input, negative_slope) if inplace else installed("leaky_relu")(input, negative_slope)
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -76,7 +76,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """`F.hardtanh(input, min_val=-1., max_val=1., inplace=False)`; min_val > max_val is a ValueError."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return A.hardtanh_(input, min_val, max_val) if inplace else _T["hardtanh"](input, min_val, max_val)
+    return A.hardtanh_(input, min_val, max_val) if inplace else installed("hardtanh")(input, min_val, max_val)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -112,22 +112,22 @@ def silu(input, inplace=False):
     """`F.silu(input, inplace=False)`: x * sigmoid(x). Complex inputs requiring grad raise PyTorch's error."""
     if input.dtype.is_complex and input.requires_grad and _torch().is_grad_enabled():
         raise RuntimeError("silu does not support automatic differentiation for outputs with complex dtype.")
-    return A.silu_(input) if inplace else _T["silu"](input)
+    return A.silu_(input) if inplace else installed("silu")(input)
 
 
 def mish(input, inplace=False):
     """`F.mish(input, inplace=False)`: x * tanh(softplus(x))."""
-    return A.mish_(input) if inplace else _T["mish"](input)
+    return A.mish_(input) if inplace else installed("mish")(input)
 
 
 def hardswish(input, inplace=False):
     """`F.hardswish(input, inplace=False)`."""
-    return A.hardswish_(input) if inplace else _T["hardswish"](input)
+    return A.hardswish_(input) if inplace else installed("hardswish")(input)
 
 
 def hardsigmoid(input, inplace=False):
     """`F.hardsigmoid(input, inplace=False)`."""
-    return A.hardsigmoid_(input) if inplace else _T["hardsigmoid"](input)
+    return A.hardsigmoid_(input) if inplace else installed("hardsigmoid")(input)
 
 
 def _get_softmax_dim(name, ndim, stacklevel):
@@ -141,21 +141,21 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     its implicit choice (dim 0 for 0-, 1- and 3-d inputs, else 1)."""
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
-    return _T["softmax"](input, dim, dtype)
+    return installed("softmax")(input, dim, dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """`F.softmin(input, dim=None, _stacklevel=3, dtype=None)`: softmax(-input)."""
     if dim is None:
         dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
-    return _T["softmin"](input, dim, dtype)
+    return installed("softmin")(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """`F.log_softmax(input, dim=None, _stacklevel=3, dtype=None)`."""
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
-    return _T["log_softmax"](input, dim, dtype)
+    return installed("log_softmax")(input, dim, dtype)
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):

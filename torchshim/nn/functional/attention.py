@@ -13,7 +13,8 @@ def _torch():
 
 
 def _linear(x, w, b=None):
-    return _torch().nn.functional.linear(x, w, b)
+    from . import linear  # torch.nn.functional.linear (this package)
+    return linear(x, w, b)
 
 
 def _pad_last(x):
@@ -126,7 +127,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     average_attn_weights=True, is_causal=False)` -> (attn_output, attn_weights or None). Sequence-first
     inputs (L, N, E) or unbatched (L, E). Dropout draws come from torchshim's generator."""
     t = _torch()
-    F = t.nn.functional
+    from .. import functional as F  # torch.nn.functional (this package)
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

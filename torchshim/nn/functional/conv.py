@@ -1,15 +1,15 @@
 """`F.unfold` / `F.fold`: PyTorch's Python wrappers over the table's im2col/col2im (torch.nn.functional has
 conv1d/2d/3d, conv_transpose1d/2d/3d and conv_tbc straight from the op table)."""
 
-from ...autograd._ops import differentiable
-from ...ops._registry import OPS
+from ...ops._registry import installed
 
 __all__ = ["unfold", "fold"]
 
 
 def aten(name):
-    """The table op `name` (one PyTorch exposes only as `torch._C._nn.<name>`) with its autograd wrapper."""
-    return differentiable(name, OPS[name].fn)
+    """The table op `name` (one PyTorch exposes only as `torch._C._nn.<name>`) as installed, with autograd
+    recording."""
+    return installed(name)
 
 
 def pair(x):

@@ -7,7 +7,7 @@ l1/mse/huber, kl_div's 'batchmean', triplet_margin_with_distance_loss), it is wr
 import warnings
 
 from ...autograd.grad_mode import is_grad_enabled
-from ...ops._registry import FUNCTIONAL as _T
+from ...ops._registry import installed
 from .. import _reduction as _R
 
 __all__ = ["l1_loss", "mse_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
@@ -83,7 +83,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     x, y = _broadcast(input, target)
     if weight is not None:
         return _weighted(T.abs(x - y), weight, reduction, input)
-    return _T["l1_loss"](x, y, _R.get_enum(reduction))
+    return installed("l1_loss")(x, y, _R.get_enum(reduction))
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -95,7 +95,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     x, y = _broadcast(input, target)
     if weight is not None:
         return _weighted(T.pow(x - y, 2), weight, reduction, input)
-    return _T["mse_loss"](x, y, _R.get_enum(reduction))
+    return installed("mse_loss")(x, y, _R.get_enum(reduction))
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -105,8 +105,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _string(size_average, reduce, reduction)
     x, y = _broadcast(input, target)
     if beta == 0.0:
-        return _T["l1_loss"](x, y, _R.get_enum(reduction))
-    return _T["smooth_l1_loss"](x, y, _R.get_enum(reduction), beta)
+        return installed("l1_loss")(x, y, _R.get_enum(reduction))
+    return installed("smooth_l1_loss")(x, y, _R.get_enum(reduction), beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -115,10 +115,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _size_warning(input, target)
     x, y = _broadcast(input, target)
     if weight is None:
-        return _T["huber_loss"](x, y, _R.get_enum(reduction), delta)
+        return installed("huber_loss")(x, y, _R.get_enum(reduction), delta)
     if weight.size() != input.size():
         raise ValueError("Weights and input must have the same size.")
-    loss = _T["huber_loss"](x, y, 0, delta) * weight
+    loss = installed("huber_loss")(x, y, 0, delta) * weight
     if reduction == "none":
         return loss
     if reduction == "sum":
@@ -133,7 +133,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     log(1 + exp(-target * input)); target can't require grad (as PyTorch)."""
     r = _enum(size_average, reduce, reduction)
     _no_grad_arg("soft_margin_loss", "target", target)
-    return _T["soft_margin_loss"](input, target, r)
+    return installed("soft_margin_loss")(input, target, r)
 
 
 # ---- probabilistic -----------------------------------------------------------------------------------------
@@ -148,7 +148,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:
         _no_grad_arg("binary_cross_entropy", "weight", weight)
         weight = weight.expand(_torch().broadcast_shapes(target.size(), weight.size()))
-    return _T["binary_cross_entropy"](input, target, weight, r)
+    return installed("binary_cross_entropy")(input, target, weight, r)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -160,7 +160,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
     _no_grad_arg("binary_cross_entropy_with_logits", "weight", weight)
     _no_grad_arg("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
-    return _T["binary_cross_entropy_with_logits"](input, target, weight, pos_weight, r)
+    return installed("binary_cross_entropy_with_logits")(input, target, weight, pos_weight, r)
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
@@ -170,7 +170,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     reduction = _string(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
-    return _T["poisson_nll_loss"](input, target, log_input, full, eps, _R.get_enum(reduction))
+    return installed("poisson_nll_loss")(input, target, log_input, full, eps, _R.get_enum(reduction))
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
@@ -200,7 +200,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    return _T["gaussian_nll_loss"](input, target, var, full, eps, _R.get_enum(reduction))
+    return installed("gaussian_nll_loss")(input, target, var, full, eps, _R.get_enum(reduction))
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -217,7 +217,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           "next major "
                           "release.", stacklevel=2)
         r = _R.get_enum("sum") if reduction == "batchmean" else _R.get_enum(reduction)
-    out = _T["kl_div"](input, target, r, log_target=log_target)
+    out = installed("kl_div")(input, target, r, log_target=log_target)
     if reduction == "batchmean" and input.dim() != 0:
         out = out / input.size()[0]
     return out
@@ -235,7 +235,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     out-of-range targets raise IndexError (a host check: skipped under jax tracing)."""
     r = _R.get_enum(_string(size_average, reduce, reduction))
     _no_grad_arg("nll_loss_forward", "weight", weight)
-    return _T["nll_loss"](input, target, weight, r, ignore_index)
+    return installed("nll_loss")(input, target, weight, r, ignore_index)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -246,7 +246,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     r = _R.get_enum(_string(size_average, reduce, reduction))
     if tuple(input.shape) != tuple(target.shape):
         _no_grad_arg("nll_loss_forward", "weight", weight)
-    return _T["cross_entropy"](input, target, weight, r, ignore_index, label_smoothing)
+    return installed("cross_entropy")(input, target, weight, r, ignore_index, label_smoothing)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -254,15 +254,15 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     reduction='mean')`: binary cross entropy with logits per class, averaged over the last dim."""
     reduction = _string(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
-        _T["multilabel_soft_margin_loss"](input, target, weight, 0)
+        installed("multilabel_soft_margin_loss")(input, target, weight, 0)
         raise ValueError(reduction + " is not valid")
-    return _T["multilabel_soft_margin_loss"](input, target, weight, _R.get_enum(reduction))
+    return installed("multilabel_soft_margin_loss")(input, target, weight, _R.get_enum(reduction))
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """`F.multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean')`: int64
     targets, the class indices of each sample before the first -1."""
-    return _T["multilabel_margin_loss"](input, target, _enum(size_average, reduce, reduction))
+    return installed("multilabel_margin_loss")(input, target, _enum(size_average, reduce, reduction))
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
@@ -276,20 +276,21 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         if weight.dim() != 1:
             raise ValueError("weight must be one-dimensional")
         _no_grad_arg("multi_margin_loss", "weight", weight)
-    return _T["multi_margin_loss"](input, target, p, margin, weight, r)
+    return installed("multi_margin_loss")(input, target, p, margin, weight, r)
 
 
 # ---- embeddings and ranking --------------------------------------------------------------------------------
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """`F.hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
     reduction='mean')`."""
-    return _T["hinge_embedding_loss"](input, target.detach(), margin, _enum(size_average, reduce, reduction))
+    return installed("hinge_embedding_loss")(input, target.detach(), margin,
+                                             _enum(size_average, reduce, reduction))
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """`F.cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
     reduction='mean')`."""
-    return _T["cosine_embedding_loss"](input1, input2, target.detach(), margin,
+    return installed("cosine_embedding_loss")(input1, input2, target.detach(), margin,
                                        _enum(size_average, reduce, reduction))
 
 
@@ -301,7 +302,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got "
                            f"sizes: input1: {input1.size()}, input2: {input2.size()}, target: "
                            f"{target.size()} ")
-    return _T["margin_ranking_loss"](input1, input2, target, margin, r)
+    return installed("margin_ranking_loss")(input1, input2, target, margin, r)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
@@ -311,7 +312,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     r = _enum(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
-    return _T["triplet_margin_loss"](anchor, positive, negative, margin, p, eps, swap, r)
+    return installed("triplet_margin_loss")(anchor, positive, negative, margin, p, eps, swap, r)
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
@@ -350,4 +351,4 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if isinstance(input_lengths, (int, float)) or isinstance(target_lengths, (int, float)):
         from ...ops._loss_ctc import lengths_type_error
         raise lengths_type_error(input_lengths, target_lengths, blank, r, zero_infinity)
-    return _T["ctc_loss"](log_probs, targets, input_lengths, target_lengths, blank, r, zero_infinity)
+    return installed("ctc_loss")(log_probs, targets, input_lengths, target_lengths, blank, r, zero_infinity)

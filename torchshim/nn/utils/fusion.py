@@ -3,6 +3,8 @@ torch/nn/utils/fusion.py: `fuse_conv_bn_eval`, `fuse_conv_bn_weights`, `fuse_lin
 `fuse_linear_bn_weights`."""
 import copy
 
+from ..parameter import Parameter
+
 __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights"]
 
 
@@ -46,8 +48,8 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
         shape = [-1, 1] + [1] * (len(conv_w.shape) - 2)
     fused_conv_w = (conv_w * (bn_w * bn_var_rsqrt).reshape(shape)).to(dtype=conv_weight_dtype)
     fused_conv_b = ((conv_b - bn_rm) * bn_var_rsqrt * bn_w + bn_b).to(dtype=conv_bias_dtype)
-    return (torch.nn.Parameter(fused_conv_w, conv_w.requires_grad),
-            torch.nn.Parameter(fused_conv_b, conv_b.requires_grad))
+    return (Parameter(fused_conv_w, conv_w.requires_grad),
+            Parameter(fused_conv_b, conv_b.requires_grad))
 
 
 def fuse_linear_bn_eval(linear, bn):
@@ -78,5 +80,5 @@ def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b)
     bn_scale = bn_w * torch.rsqrt(bn_rv + bn_eps)
     fused_w = linear_w * bn_scale.unsqueeze(-1).to(dtype=linear_weight_dtype)
     fused_b = ((linear_b - bn_rm) * bn_scale + bn_b).to(dtype=linear_bias_dtype)
-    return (torch.nn.Parameter(fused_w, linear_w.requires_grad),
-            torch.nn.Parameter(fused_b, linear_b.requires_grad))
+    return (Parameter(fused_w, linear_w.requires_grad),
+            Parameter(fused_b, linear_b.requires_grad))

@@ -14,13 +14,12 @@ import numpy as np
 from ..._api import arange, empty_like, int64
 from ..._tensor import Tensor
 from ...ops import _rnn_packing as _ops
-from ...ops._registry import OPS
-from ...autograd._ops import differentiable
+from ...ops._registry import installed
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
            "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence"]
 
-_pad_sequence = differentiable("pad_sequence", OPS["pad_sequence"].fn)
+_pad_sequence = installed("pad_sequence")  # with autograd recording
 
 
 class PackedSequence_(NamedTuple):

@@ -351,6 +351,97 @@ def test_constructor_errors_tensors(case):
     _both_raise(fns[case])
 
 
+class _Tv:
+    """A tensor-valued constructor argument (lr, betas[i], weight_decay), built with each library."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return f"tensor({self.value})"
+
+
+def _built(T, v):
+    if isinstance(v, _Tv):
+        return T.tensor(v.value)
+    return tuple(_built(T, x) for x in v) if isinstance(v, tuple) else v
+
+
+def _same_outcome(fn):
+    """torch and torchshim both accept the call, or both raise the same exception type and message."""
+    outcomes = []
+    for T in LIBS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                fn(T)
+            except Exception as e:  # noqa: BLE001
+                outcomes.append(e)
+            else:
+                outcomes.append(None)
+    if outcomes[0] is None:
+        assert outcomes[1] is None, f"torch accepted the call, torchshim raised {outcomes[1]!r}"
+    else:
+        assert outcomes[1] is not None, f"torch raised {outcomes[0]!r}, torchshim did not"
+        compare_errors(outcomes[0], outcomes[1])
+        assert str(outcomes[1]) == str(outcomes[0])
+
+
+NAN = float("nan")
+# several bad arguments at once (the first one PyTorch checks is reported), NaN (rejected by `not 0.0 <= x`,
+# accepted by SGD's `x < 0.0`), tensor hyperparameters, and arguments PyTorch does not check
+CTOR_ORDER = [
+    ("SGD", dict(lr=-1, momentum=-1, weight_decay=-1)), ("SGD", dict(momentum=-1, weight_decay=-1)),
+    ("SGD", dict(lr=NAN)), ("SGD", dict(momentum=NAN)), ("SGD", dict(weight_decay=NAN)),
+    ("SGD", dict(lr=_Tv([NAN]))), ("SGD", dict(lr=_Tv([-1.0]))), ("SGD", dict(weight_decay=_Tv([-1.0]))),
+    ("SGD", dict(lr=-1, nesterov=True)), ("SGD", dict(nesterov=True, momentum=-1)),
+    ("SGD", dict(fused=True, differentiable=True, foreach=True)),
+    ("Adam", dict(lr=-1, betas=(2, 0))), ("Adam", dict(eps=-1, betas=(2, 0))), ("Adam", dict(betas=(2, 2))),
+    ("Adam", dict(betas=(0.5, 2), weight_decay=-1)), ("Adam", dict(weight_decay=-1, betas=(0.9, _Tv(0.99)))),
+    ("Adam", dict(lr=NAN)), ("Adam", dict(eps=NAN)), ("Adam", dict(betas=(NAN, 0.9))),
+    ("Adam", dict(weight_decay=NAN)), ("Adam", dict(lr=_Tv([[0.1, 0.2]]), foreach=True)),
+    ("Adam", dict(lr=_Tv([-1.0]), foreach=True, capturable=True)), ("Adam", dict(lr=_Tv([-1.0]))),
+    ("Adam", dict(betas=(_Tv(2.0), _Tv(0.9)))), ("Adam", dict(betas=(0, 0))),
+    ("Adam", dict(fused=True, foreach=True, differentiable=True)), ("Adam", dict(fused=True, lr=-1)),
+    ("AdamW", dict(lr=-1, betas=(2, 0))), ("AdamW", dict(eps=-1, weight_decay=-1)),
+    ("AdamW", dict(lr=_Tv([1.0]), foreach=True)),
+    ("Adamax", dict(lr=-1, eps=-1)), ("Adamax", dict(eps=-1, betas=(2, 0))), ("Adamax", dict(betas=(-1, 2))),
+    ("Adamax", dict(betas=(0.5, 2), weight_decay=-1)), ("Adamax", dict(weight_decay=-1)),
+    ("Adamax", dict(lr=NAN)), ("Adamax", dict(lr=_Tv([[0.1, 0.2]]))), ("Adamax", dict(lr=_Tv([-1.0]))),
+    ("NAdam", dict(lr=-1, eps=-1)), ("NAdam", dict(eps=-1, betas=(2, 0))),
+    ("NAdam", dict(betas=(0.5, 2), weight_decay=-1)), ("NAdam", dict(weight_decay=-1, momentum_decay=-1)),
+    ("NAdam", dict(momentum_decay=NAN)), ("NAdam", dict(lr=_Tv([-1.0]))),
+    ("RAdam", dict(lr=-1, eps=-1)), ("RAdam", dict(eps=-1, betas=(2, 0))),
+    ("RAdam", dict(betas=(0.5, 2), weight_decay=-1)), ("RAdam", dict(weight_decay=NAN)),
+    ("RAdam", dict(lr=_Tv([[0.1, 0.2]]))),
+    ("RMSprop", dict(lr=-1, eps=-1)), ("RMSprop", dict(eps=-1, momentum=-1)),
+    ("RMSprop", dict(momentum=-1, weight_decay=-1)), ("RMSprop", dict(weight_decay=-1, alpha=-1)),
+    ("RMSprop", dict(alpha=NAN)), ("RMSprop", dict(alpha=2.0)), ("RMSprop", dict(lr=_Tv([-1.0]))),
+    ("Adagrad", dict(lr=-1, lr_decay=-1)), ("Adagrad", dict(lr_decay=-1, weight_decay=-1)),
+    ("Adagrad", dict(weight_decay=-1, initial_accumulator_value=-1)),
+    ("Adagrad", dict(initial_accumulator_value=-1, eps=-1)), ("Adagrad", dict(eps=NAN)),
+    ("Adagrad", dict(lr=_Tv([-1.0]))), ("Adagrad", dict(fused=True, differentiable=True, foreach=True)),
+    ("Adadelta", dict(lr=-1, rho=2)), ("Adadelta", dict(rho=2, eps=-1)), ("Adadelta", dict(rho=-0.1)),
+    ("Adadelta", dict(rho=NAN)), ("Adadelta", dict(rho=1.0)), ("Adadelta", dict(eps=-1, weight_decay=-1)),
+    ("Adadelta", dict(weight_decay=-1)), ("Adadelta", dict(lr=_Tv([-1.0]))),
+    ("ASGD", dict(lr=-1, weight_decay=-1)), ("ASGD", dict(lr=NAN)), ("ASGD", dict(lr=_Tv([[0.1, 0.2]]))),
+    ("ASGD", dict(lambd=-1, alpha=-1, t0=-1)),
+    ("Rprop", dict(lr=-1, etas=(2, 1))), ("Rprop", dict(etas=(0, 2))), ("Rprop", dict(etas=(NAN, 2))),
+    ("Rprop", dict(lr=_Tv([-1.0]))), ("Rprop", dict(step_sizes=(-1, -2))),
+    ("LBFGS", dict(lr=NAN)), ("LBFGS", dict(lr=_Tv([-1.0]))), ("LBFGS", dict(lr=_Tv([[0.1, 0.2]]))),
+    ("SparseAdam", dict(lr=0.0, eps=0.0)), ("SparseAdam", dict(eps=0.0, betas=(2, 2))),
+    ("SparseAdam", dict(betas=(2, 2))), ("SparseAdam", dict(lr=-1)), ("SparseAdam", dict(lr=NAN)),
+    ("SparseAdam", dict(eps=NAN)), ("SparseAdam", dict(lr=_Tv([0.0]))),
+    ("SparseAdam", dict(lr=_Tv([[0.1, 0.2]]))),
+]
+
+
+@pytest.mark.parametrize("name,kw", CTOR_ORDER, ids=_ids(CTOR_ORDER))
+def test_constructor_argument_checks(name, kw):
+    """PyTorch's order of checks, NaN and tensor arguments: same verdict, exception type and message."""
+    _same_outcome(lambda T: getattr(T.optim, name)(_p(T), **{k: _built(T, v) for k, v in kw.items()}))
+
+
 def _lbfgs_bad_line_search(T):
     p = T.nn.Parameter(T.ones(2))
 

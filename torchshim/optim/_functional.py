@@ -5,7 +5,9 @@ Every function has the form `name(params, grads, state, *, hyperparameters..., f
 lists (one array per parameter for each state entry, e.g. {'step': [...], 'exp_avg': [...]}). Numeric
 hyperparameters (lr, betas, eps, weight_decay, ...) are traced float64 scalars, so a scheduler changing them
 does not recompile; the booleans (maximize, amsgrad, nesterov, ...) and "is it zero" switches are static.
-Nothing is mutated: the caller (`_shell.py`) writes the results back into the tensors.
+Nothing is mutated: the caller (`_shell.py`) writes the results back into the tensors. Each is written as the
+update of one parameter, `name(p, g, s, *, ...) -> (p, s)`; `_kernel` adds the loop over the parameters (with
+PyTorch's prelude: the gradient negated with `maximize`, 'step' incremented), the complex views and the jit.
 
 The code follows PyTorch 2.13's `_single_tensor_*` functions op by op. PyTorch's scalar arithmetic
 (bias corrections, step sizes) is Python float64; a scalar meeting a tensor is cast to the op's compute type
@@ -160,282 +162,213 @@ def _with_real_views(impl):
     return wrapped
 
 
+def _per_param(update):
+    """The loop every kernel shares (PyTorch's `_single_tensor_*` loop over the parameters): `update(p, g, s,
+    **hyper) -> (p, s)` updates one parameter `p` given its gradient `g` (already negated with `maximize`)
+    and `s`, a dict of its state entries with 'step' already incremented (PyTorch's `step_t += 1`, before any
+    use of the step); the new parameters and entries are gathered back into lists."""
+
+    def loop(params, grads, state, *, maximize, **hyper):
+        new_p, out = [], {k: [] for k in state}
+        for i, p in enumerate(params):
+            s = {k: v[i] for k, v in state.items()}
+            if "step" in s:
+                s["step"] = _incr(s["step"])
+            p, s = update(p, -grads[i] if maximize else grads[i], s, **hyper)
+            new_p.append(p)
+            for k, v in s.items():
+                out[k].append(v)
+        return new_p, out
+
+    loop.__name__, loop.__qualname__, loop.__doc__ = update.__name__, update.__qualname__, update.__doc__
+    return loop
+
+
 def _kernel(*static):
-    """Decorator: real views for complex, then `jax.jit` with the named keyword arguments static."""
-    return lambda impl: jax.jit(_with_real_views(impl), static_argnames=static)
+    """Decorator on a one-parameter update (see `_per_param`): the loop over the parameters, real views for
+    complex, then `jax.jit` with `maximize` and the named keyword arguments static."""
+    static = ("maximize",) + static
+    return lambda update: jax.jit(_with_real_views(_per_param(update)), static_argnames=static)
 
 
-def _grad(g, maximize):
-    return -g if maximize else g
+def _l2(g, p, weight_decay, has_wd):
+    """L2 weight decay as PyTorch: `g = g.add(p, alpha=weight_decay)` when weight_decay != 0."""
+    return _add(g, p, weight_decay) if has_wd else g
 
 
 def _decay(p, g, weight_decay, lr, has_wd, decoupled):
     """Weight decay as PyTorch: decoupled (`p *= 1 - lr * wd`) or L2 (`g = g + wd * p`)."""
-    if not has_wd:
-        return p, g
-    if decoupled:
+    if has_wd and decoupled:
         return _mul(p, 1 - lr * weight_decay), g
-    return p, _add(g, p, weight_decay)
+    return p, _l2(g, p, weight_decay, has_wd)
 
 
 # ----- SGD ---------------------------------------------------------------------------------------------
-@_kernel("has_wd", "has_momentum", "nesterov", "maximize")
-def sgd(params, grads, state, *, lr, momentum, dampening, weight_decay, has_wd, has_momentum, nesterov,
-        maximize):
+@_kernel("has_wd", "has_momentum", "nesterov")
+def sgd(p, g, s, *, lr, momentum, dampening, weight_decay, has_wd, has_momentum, nesterov):
     """`torch.optim.SGD`'s update. state: {'momentum_buffer': [array or None]} when momentum != 0 (None:
     first step, the buffer starts as the gradient)."""
-    new_p, bufs = [], []
-    for i, p in enumerate(params):
-        g = _grad(grads[i], maximize)
-        if has_wd:
-            g = _add(g, p, weight_decay)
-        if has_momentum:
-            buf = state["momentum_buffer"][i]
-            buf = g if buf is None else _add(_mul(buf, momentum), g, 1 - dampening)
-            bufs.append(buf)
-            g = _add(g, buf, momentum) if nesterov else buf
-        new_p.append(_add(p, g, -lr))
-    return new_p, ({"momentum_buffer": bufs} if has_momentum else {})
+    g = _l2(g, p, weight_decay, has_wd)
+    if has_momentum:
+        buf = s["momentum_buffer"]
+        buf = g if buf is None else _add(_mul(buf, momentum), g, 1 - dampening)
+        s = {"momentum_buffer": buf}
+        g = _add(g, buf, momentum) if nesterov else buf
+    return _add(p, g, -lr), s
 
 
 # ----- Adam / AdamW --------------------------------------------------------------------------------------
-@_kernel("has_wd", "decoupled_weight_decay", "amsgrad", "maximize")
-def adam(params, grads, state, *, lr, beta1, beta2, eps, weight_decay, has_wd, decoupled_weight_decay,
-         amsgrad, maximize):
+@_kernel("has_wd", "decoupled_weight_decay", "amsgrad")
+def adam(p, g, s, *, lr, beta1, beta2, eps, weight_decay, has_wd, decoupled_weight_decay, amsgrad):
     """`torch.optim.Adam` / `AdamW`'s update. state: step, exp_avg, exp_avg_sq (+ max_exp_avg_sq)."""
-    out = {k: [] for k in state}
-    new_p = []
-    for i, p in enumerate(params):
-        g = _grad(grads[i], maximize)
-        step = _incr(state["step"][i])
-        p, g = _decay(p, g, weight_decay, lr, has_wd, decoupled_weight_decay)
-        m = _lerp(state["exp_avg"][i], g, 1 - beta1)
-        v = _addcmul(_mul(state["exp_avg_sq"][i], beta2), g, g, 1 - beta2)
-        t = step.astype(_F64)
-        bias_correction1 = 1 - beta1 ** t
-        bias_correction2 = 1 - beta2 ** t
-        step_size = lr / bias_correction1
-        bias_correction2_sqrt = jnp.sqrt(bias_correction2)
-        if amsgrad:
-            vmax = jnp.maximum(state["max_exp_avg_sq"][i], v)
-            out["max_exp_avg_sq"].append(vmax)
-            denom = _adds(_div(_sqrt(vmax), bias_correction2_sqrt), eps)
-        else:
-            denom = _adds(_div(_sqrt(v), bias_correction2_sqrt), eps)
-        new_p.append(_addcdiv(p, m, denom, -step_size))
-        out["step"].append(step)
-        out["exp_avg"].append(m)
-        out["exp_avg_sq"].append(v)
-    return new_p, out
+    step = s["step"]
+    p, g = _decay(p, g, weight_decay, lr, has_wd, decoupled_weight_decay)
+    m = _lerp(s["exp_avg"], g, 1 - beta1)
+    v = _addcmul(_mul(s["exp_avg_sq"], beta2), g, g, 1 - beta2)
+    t = step.astype(_F64)
+    bias_correction1 = 1 - beta1 ** t
+    bias_correction2 = 1 - beta2 ** t
+    step_size = lr / bias_correction1
+    bias_correction2_sqrt = jnp.sqrt(bias_correction2)
+    out = {"step": step, "exp_avg": m, "exp_avg_sq": v}
+    if amsgrad:
+        vmax = jnp.maximum(s["max_exp_avg_sq"], v)
+        out["max_exp_avg_sq"] = vmax
+        denom = _adds(_div(_sqrt(vmax), bias_correction2_sqrt), eps)
+    else:
+        denom = _adds(_div(_sqrt(v), bias_correction2_sqrt), eps)
+    return _addcdiv(p, m, denom, -step_size), out
 
 
 # ----- Adamax ----------------------------------------------------------------------------------------------
-@_kernel("has_wd", "maximize")
-def adamax(params, grads, state, *, lr, beta1, beta2, eps, weight_decay, has_wd, maximize):
+@_kernel("has_wd")
+def adamax(p, g, s, *, lr, beta1, beta2, eps, weight_decay, has_wd):
     """`torch.optim.Adamax`'s update. state: step, exp_avg, exp_inf."""
-    out = {k: [] for k in state}
-    new_p = []
-    for i, p in enumerate(params):
-        g = _grad(grads[i], maximize)
-        step = _incr(state["step"][i])
-        if has_wd:
-            g = _add(g, p, weight_decay)
-        m = _lerp(state["exp_avg"][i], g, 1 - beta1)
-        exp_inf = jnp.maximum(_mul(state["exp_inf"][i], beta2), _adds(jnp.abs(g), eps))
-        clr = lr / (1 - beta1 ** step.astype(_F64))
-        new_p.append(_addcdiv(p, m, exp_inf, -clr))
-        out["step"].append(step)
-        out["exp_avg"].append(m)
-        out["exp_inf"].append(exp_inf)
-    return new_p, out
+    g = _l2(g, p, weight_decay, has_wd)
+    m = _lerp(s["exp_avg"], g, 1 - beta1)
+    exp_inf = jnp.maximum(_mul(s["exp_inf"], beta2), _adds(jnp.abs(g), eps))
+    clr = lr / (1 - beta1 ** s["step"].astype(_F64))
+    return _addcdiv(p, m, exp_inf, -clr), {"step": s["step"], "exp_avg": m, "exp_inf": exp_inf}
 
 
 # ----- NAdam -----------------------------------------------------------------------------------------------
-@_kernel("has_wd", "decoupled_weight_decay", "maximize")
-def nadam(params, grads, state, *, lr, beta1, beta2, eps, weight_decay, momentum_decay, has_wd,
-          decoupled_weight_decay, maximize):
+@_kernel("has_wd", "decoupled_weight_decay")
+def nadam(p, g, s, *, lr, beta1, beta2, eps, weight_decay, momentum_decay, has_wd, decoupled_weight_decay):
     """`torch.optim.NAdam`'s update. state: step, mu_product, exp_avg, exp_avg_sq."""
-    out = {k: [] for k in state}
-    new_p = []
-    for i, p in enumerate(params):
-        g = _grad(grads[i], maximize)
-        step = _incr(state["step"][i])
-        t = step.astype(_F64)
-        bias_correction2 = 1 - beta2 ** t
-        p, g = _decay(p, g, weight_decay, lr, has_wd, decoupled_weight_decay)
-        mu = beta1 * (1.0 - 0.5 * (0.96 ** (t * momentum_decay)))
-        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * momentum_decay)))
-        mu_product = state["mu_product"][i]
-        mu_product = _mul(mu_product, mu)
-        m = _lerp(state["exp_avg"][i], g, 1 - beta1)
-        v = _addcmul(_mul(state["exp_avg_sq"][i], beta2), g, g, 1 - beta2)
-        denom = _sqrt(_div(v, bias_correction2))
-        mu_prod64 = mu_product.astype(_F64)
-        mu_product_next = mu_prod64 * mu_next
-        denom = _adds(denom, eps)
-        p = _addcdiv(p, g, denom, -lr * (1.0 - mu) / (1.0 - mu_prod64))
-        p = _addcdiv(p, m, denom, (-lr * mu_next) / (1.0 - mu_product_next))
-        new_p.append(p)
-        out["step"].append(step)
-        out["mu_product"].append(mu_product)
-        out["exp_avg"].append(m)
-        out["exp_avg_sq"].append(v)
-    return new_p, out
+    t = s["step"].astype(_F64)
+    bias_correction2 = 1 - beta2 ** t
+    p, g = _decay(p, g, weight_decay, lr, has_wd, decoupled_weight_decay)
+    mu = beta1 * (1.0 - 0.5 * (0.96 ** (t * momentum_decay)))
+    mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * momentum_decay)))
+    mu_product = _mul(s["mu_product"], mu)
+    m = _lerp(s["exp_avg"], g, 1 - beta1)
+    v = _addcmul(_mul(s["exp_avg_sq"], beta2), g, g, 1 - beta2)
+    denom = _sqrt(_div(v, bias_correction2))
+    mu_prod64 = mu_product.astype(_F64)
+    mu_product_next = mu_prod64 * mu_next
+    denom = _adds(denom, eps)
+    p = _addcdiv(p, g, denom, -lr * (1.0 - mu) / (1.0 - mu_prod64))
+    p = _addcdiv(p, m, denom, (-lr * mu_next) / (1.0 - mu_product_next))
+    return p, {"step": s["step"], "mu_product": mu_product, "exp_avg": m, "exp_avg_sq": v}
 
 
 # ----- RAdam -----------------------------------------------------------------------------------------------
-@_kernel("has_wd", "decoupled_weight_decay", "maximize")
-def radam(params, grads, state, *, lr, beta1, beta2, eps, weight_decay, has_wd, decoupled_weight_decay,
-          maximize):
+@_kernel("has_wd", "decoupled_weight_decay")
+def radam(p, g, s, *, lr, beta1, beta2, eps, weight_decay, has_wd, decoupled_weight_decay):
     """`torch.optim.RAdam`'s update. state: step, exp_avg, exp_avg_sq. The rectification branch
     (rho_t > 5) is a `where` on the traced step."""
-    out = {k: [] for k in state}
-    new_p = []
-    for i, p in enumerate(params):
-        g = _grad(grads[i], maximize)
-        step = _incr(state["step"][i])
-        t = step.astype(_F64)
-        p, g = _decay(p, g, weight_decay, lr, has_wd, decoupled_weight_decay)
-        m = _lerp(state["exp_avg"][i], g, 1 - beta1)
-        v = _addcmul(_mul(state["exp_avg_sq"][i], beta2), g, g, 1 - beta2)
-        bias_correction1 = 1 - beta1 ** t
-        bias_correction2 = 1 - beta2 ** t
-        bias_corrected_exp_avg = _div(m, bias_correction1)
-        rho_inf = 2 / (1 - beta2) - 1
-        rho_t = rho_inf - 2 * t * (beta2 ** t) / bias_correction2
-        rect = jnp.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
-        adaptive_lr = _rdiv(jnp.sqrt(bias_correction2), _adds(_sqrt(v), eps))
-        plain = _mul(bias_corrected_exp_avg, lr)
-        rectified = _mul(_tt(jnp.multiply, plain, adaptive_lr), rect)
-        new_p.append(_add(p, jnp.where(rho_t > 5.0, rectified, plain), -1.0))
-        out["step"].append(step)
-        out["exp_avg"].append(m)
-        out["exp_avg_sq"].append(v)
-    return new_p, out
+    t = s["step"].astype(_F64)
+    p, g = _decay(p, g, weight_decay, lr, has_wd, decoupled_weight_decay)
+    m = _lerp(s["exp_avg"], g, 1 - beta1)
+    v = _addcmul(_mul(s["exp_avg_sq"], beta2), g, g, 1 - beta2)
+    bias_correction1 = 1 - beta1 ** t
+    bias_correction2 = 1 - beta2 ** t
+    bias_corrected_exp_avg = _div(m, bias_correction1)
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * t * (beta2 ** t) / bias_correction2
+    rect = jnp.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+    adaptive_lr = _rdiv(jnp.sqrt(bias_correction2), _adds(_sqrt(v), eps))
+    plain = _mul(bias_corrected_exp_avg, lr)
+    rectified = _mul(_tt(jnp.multiply, plain, adaptive_lr), rect)
+    p = _add(p, jnp.where(rho_t > 5.0, rectified, plain), -1.0)
+    return p, {"step": s["step"], "exp_avg": m, "exp_avg_sq": v}
 
 
 # ----- RMSprop ---------------------------------------------------------------------------------------------
-@_kernel("has_wd", "has_momentum", "centered", "maximize")
-def rmsprop(params, grads, state, *, lr, alpha, eps, weight_decay, momentum, has_wd, has_momentum, centered,
-            maximize):
+@_kernel("has_wd", "has_momentum", "centered")
+def rmsprop(p, g, s, *, lr, alpha, eps, weight_decay, momentum, has_wd, has_momentum, centered):
     """`torch.optim.RMSprop`'s update. state: step, square_avg (+ momentum_buffer, grad_avg)."""
-    out = {k: [] for k in state}
-    new_p = []
-    for i, p in enumerate(params):
-        step = _incr(state["step"][i])
-        g = _grad(grads[i], maximize)
-        if has_wd:
-            g = _add(g, p, weight_decay)
-        sq = _addcmul(_mul(state["square_avg"][i], alpha), g, g, 1 - alpha)
-        if centered:
-            ga = _lerp(state["grad_avg"][i], g, 1 - alpha)
-            out["grad_avg"].append(ga)
-            avg = _sqrt(_addcmul(sq, ga, ga, -1.0))
-        else:
-            avg = _sqrt(sq)
-        avg = _adds(avg, eps)
-        if has_momentum:
-            buf = _addcdiv(_mul(state["momentum_buffer"][i], momentum), g, avg, 1.0)
-            out["momentum_buffer"].append(buf)
-            p = _add(p, buf, -lr)
-        else:
-            p = _addcdiv(p, g, avg, -lr)
-        new_p.append(p)
-        out["step"].append(step)
-        out["square_avg"].append(sq)
-    return new_p, out
+    g = _l2(g, p, weight_decay, has_wd)
+    sq = _addcmul(_mul(s["square_avg"], alpha), g, g, 1 - alpha)
+    out = {"step": s["step"], "square_avg": sq}
+    if centered:
+        ga = _lerp(s["grad_avg"], g, 1 - alpha)
+        out["grad_avg"] = ga
+        avg = _sqrt(_addcmul(sq, ga, ga, -1.0))
+    else:
+        avg = _sqrt(sq)
+    avg = _adds(avg, eps)
+    if has_momentum:
+        buf = _addcdiv(_mul(s["momentum_buffer"], momentum), g, avg, 1.0)
+        out["momentum_buffer"] = buf
+        p = _add(p, buf, -lr)
+    else:
+        p = _addcdiv(p, g, avg, -lr)
+    return p, out
 
 
 # ----- Adagrad ---------------------------------------------------------------------------------------------
-@_kernel("has_wd", "maximize")
-def adagrad(params, grads, state, *, lr, lr_decay, eps, weight_decay, has_wd, maximize):
+@_kernel("has_wd")
+def adagrad(p, g, s, *, lr, lr_decay, eps, weight_decay, has_wd):
     """`torch.optim.Adagrad`'s update (dense gradients). state: step, sum."""
-    out = {k: [] for k in state}
-    new_p = []
-    for i, p in enumerate(params):
-        step = _incr(state["step"][i])
-        g = _grad(grads[i], maximize)
-        if has_wd:
-            g = _add(g, p, weight_decay)
-        clr = lr / (1 + (step.astype(_F64) - 1) * lr_decay)
-        acc = _addcmul(state["sum"][i], g, g, 1.0)
-        std = _adds(_sqrt(acc), eps)
-        new_p.append(_addcdiv(p, g, std, -clr))
-        out["step"].append(step)
-        out["sum"].append(acc)
-    return new_p, out
+    g = _l2(g, p, weight_decay, has_wd)
+    clr = lr / (1 + (s["step"].astype(_F64) - 1) * lr_decay)
+    acc = _addcmul(s["sum"], g, g, 1.0)
+    std = _adds(_sqrt(acc), eps)
+    return _addcdiv(p, g, std, -clr), {"step": s["step"], "sum": acc}
 
 
 # ----- Adadelta --------------------------------------------------------------------------------------------
-@_kernel("has_wd", "maximize")
-def adadelta(params, grads, state, *, lr, rho, eps, weight_decay, has_wd, maximize):
+@_kernel("has_wd")
+def adadelta(p, g, s, *, lr, rho, eps, weight_decay, has_wd):
     """`torch.optim.Adadelta`'s update. state: step, square_avg, acc_delta."""
-    out = {k: [] for k in state}
-    new_p = []
-    for i, p in enumerate(params):
-        step = _incr(state["step"][i])
-        g = _grad(grads[i], maximize)
-        if has_wd:
-            g = _add(g, p, weight_decay)
-        sq = _addcmul(_mul(state["square_avg"][i], rho), g, g, 1 - rho)
-        std = _sqrt(_adds(sq, eps))
-        acc = state["acc_delta"][i]
-        delta = _tt(jnp.multiply, _tt(jnp.divide, _sqrt(_adds(acc, eps)), std), g)
-        acc = _addcmul(_mul(acc, rho), delta, delta, 1 - rho)
-        new_p.append(_add(p, delta, -lr))
-        out["step"].append(step)
-        out["square_avg"].append(sq)
-        out["acc_delta"].append(acc)
-    return new_p, out
+    g = _l2(g, p, weight_decay, has_wd)
+    sq = _addcmul(_mul(s["square_avg"], rho), g, g, 1 - rho)
+    std = _sqrt(_adds(sq, eps))
+    acc = s["acc_delta"]
+    delta = _tt(jnp.multiply, _tt(jnp.divide, _sqrt(_adds(acc, eps)), std), g)
+    acc = _addcmul(_mul(acc, rho), delta, delta, 1 - rho)
+    return _add(p, delta, -lr), {"step": s["step"], "square_avg": sq, "acc_delta": acc}
 
 
 # ----- ASGD ------------------------------------------------------------------------------------------------
-@_kernel("has_wd", "maximize")
-def asgd(params, grads, state, *, lr, lambd, alpha, t0, weight_decay, has_wd, maximize):
+@_kernel("has_wd")
+def asgd(p, g, s, *, lr, lambd, alpha, t0, weight_decay, has_wd):
     """`torch.optim.ASGD`'s update. state: step, eta, mu, ax (eta and mu scalar tensors)."""
-    out = {k: [] for k in state}
-    new_p = []
-    for i, p in enumerate(params):
-        g = _grad(grads[i], maximize)
-        mu, ax, eta = state["mu"][i], state["ax"][i], state["eta"][i]
-        step = _incr(state["step"][i])
-        if has_wd:
-            g = _add(g, p, weight_decay)
-        eta_value = eta.astype(_F64)
-        p = _mul(p, 1 - lambd * eta_value)
-        p = _add(p, g, -eta_value)
-        avg = _round(_up(_tt(jnp.subtract, p, ax)) * mu.astype(_opmath(p.dtype)), p.dtype)
-        ax = jnp.where(mu != 1, _tt(jnp.add, ax, avg), p)
-        t = step.astype(_F64)
-        new_eta = (lr / ((1 + lambd * lr * t) ** alpha)).astype(eta.dtype)
-        new_mu = (1 / jnp.maximum(1.0, t - t0)).astype(mu.dtype)
-        new_p.append(p)
-        out["step"].append(step)
-        out["eta"].append(new_eta)
-        out["mu"].append(new_mu)
-        out["ax"].append(ax)
-    return new_p, out
+    mu, ax, eta = s["mu"], s["ax"], s["eta"]
+    g = _l2(g, p, weight_decay, has_wd)
+    eta_value = eta.astype(_F64)
+    p = _mul(p, 1 - lambd * eta_value)
+    p = _add(p, g, -eta_value)
+    avg = _round(_up(_tt(jnp.subtract, p, ax)) * mu.astype(_opmath(p.dtype)), p.dtype)
+    ax = jnp.where(mu != 1, _tt(jnp.add, ax, avg), p)
+    t = s["step"].astype(_F64)
+    new_eta = (lr / ((1 + lambd * lr * t) ** alpha)).astype(eta.dtype)
+    new_mu = (1 / jnp.maximum(1.0, t - t0)).astype(mu.dtype)
+    return p, {"step": s["step"], "eta": new_eta, "mu": new_mu, "ax": ax}
 
 
 # ----- Rprop -----------------------------------------------------------------------------------------------
-@_kernel("maximize")
-def rprop(params, grads, state, *, etaminus, etaplus, step_size_min, step_size_max, maximize):
+@_kernel()
+def rprop(p, g, s, *, etaminus, etaplus, step_size_min, step_size_max):
     """`torch.optim.Rprop`'s update. state: step, prev, step_size."""
-    out = {k: [] for k in state}
-    new_p = []
-    for i, p in enumerate(params):
-        g = _grad(grads[i], maximize)
-        step = _incr(state["step"][i])
-        prev, step_size = state["prev"][i], state["step_size"][i]
-        sign = jnp.sign(_tt(jnp.multiply, g, prev))
-        sign = jnp.where(sign > 0, _c(etaplus, p), sign)
-        sign = jnp.where(sign < 0, _c(etaminus, p), sign)
-        sign = jnp.where(sign == 0, jnp.ones((), p.dtype), sign)
-        step_size = _tt(jnp.multiply, step_size, sign)
-        step_size = jnp.minimum(jnp.maximum(step_size, _c(step_size_min, p)), _c(step_size_max, p))
-        g = jnp.where(sign == _c(etaminus, p), jnp.zeros((), p.dtype), g)
-        new_p.append(_addcmul(p, jnp.sign(g), step_size, -1.0))
-        out["step"].append(step)
-        out["prev"].append(g)
-        out["step_size"].append(step_size)
-    return new_p, out
+    prev, step_size = s["prev"], s["step_size"]
+    sign = jnp.sign(_tt(jnp.multiply, g, prev))
+    sign = jnp.where(sign > 0, _c(etaplus, p), sign)
+    sign = jnp.where(sign < 0, _c(etaminus, p), sign)
+    sign = jnp.where(sign == 0, jnp.ones((), p.dtype), sign)
+    step_size = _tt(jnp.multiply, step_size, sign)
+    step_size = jnp.minimum(jnp.maximum(step_size, _c(step_size_min, p)), _c(step_size_max, p))
+    g = jnp.where(sign == _c(etaminus, p), jnp.zeros((), p.dtype), g)
+    p = _addcmul(p, jnp.sign(g), step_size, -1.0)
+    return p, {"step": s["step"], "prev": g, "step_size": step_size}

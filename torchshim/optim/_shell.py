@@ -3,7 +3,9 @@ update (`_functional.py`) once per parameter group, write the results back.
 
 A subclass sets `_update` (a `_functional` kernel), `_init_state(group, p, state)` (PyTorch's lazy state
 initialisation, same entries in the same order), `_state_keys(group)` and `_hyper(group)` (the kernel's
-keyword arguments: numeric hyperparameters as float64 scalars, flags as Python bools).
+keyword arguments: numeric hyperparameters as float64 scalars, flags as Python bools), and `_group_defaults`
+(what PyTorch's `__setstate__` fills into old param groups). Constructor arguments are checked by
+`_checks.validate`.
 
 Writes go through `Tensor._write`: parameters and state tensors keep their identity (a reference held by the
 user sees the update, as with PyTorch's in-place ops) and their version counters are bumped.
@@ -15,10 +17,11 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd import grad_mode as _gm
 from ..ops._dispatch import fresh
+from ._checks import check_fused_flags
 from .optimizer import Optimizer, _get_scalar_dtype, _use_grad_for_differentiable
 
-__all__ = ["ElementwiseOptimizer", "hyper", "scalar_state", "check_fused_device_dtype", "CAPTURABLE_DEVICES",
-           "check_lr", "check_tensor_lr"]
+__all__ = ["ElementwiseOptimizer", "hyper", "scalar_state", "zeros_state", "check_fused_device_dtype",
+           "CAPTURABLE_DEVICES"]
 
 CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
 FUSED_DEVICES = ["mps", "cuda", "xpu", "hpu", "cpu", "mtia", "privateuseone"]
@@ -32,23 +35,21 @@ def hyper(x):
     return np.float64(x)
 
 
-def scalar_state(value, p=None):
-    """A 0-dim scalar-state tensor (like 'step') in `_get_scalar_dtype()`, as PyTorch's
-    `torch.tensor(value, dtype=_get_scalar_dtype())`."""
+def scalar_state(value, p=None, is_fused=None):
+    """A 0-dim scalar-state tensor (like 'step') in `_get_scalar_dtype(is_fused)`, on `p`'s device when `p` is
+    given (capturable/fused state), as PyTorch's `torch.tensor(value, dtype=_get_scalar_dtype())` and
+    `torch.zeros((), dtype=..., device=p.device)`."""
     from .. import _api as torchshim
-    return torchshim.tensor(float(value), dtype=_get_scalar_dtype(), device=None if p is None else p.device)
+    return torchshim.tensor(float(value), dtype=_get_scalar_dtype(is_fused=is_fused),
+                            device=None if p is None else p.device)
 
 
-def check_lr(lr):
-    """PyTorch's checks on `lr` shared by every optimizer's constructor."""
-    check_tensor_lr(lr)
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-
-
-def check_tensor_lr(lr):
-    if isinstance(lr, Tensor) and lr.numel() != 1:
-        raise ValueError("Tensor lr must be 1-element")
+def zeros_state(state, p, *keys):
+    """`state[key] = torch.zeros_like(p, memory_format=torch.preserve_format)` for each of `keys`, in order
+    (PyTorch's buffers such as 'exp_avg', created lazily at a parameter's first step)."""
+    from .. import _api as torchshim
+    for key in keys:
+        state[key] = torchshim.zeros_like(p, memory_format=torchshim.preserve_format)
 
 
 def check_fused_device_dtype(p):
@@ -74,6 +75,32 @@ class ElementwiseOptimizer(Optimizer):
     _update = None
     _capturable_message = "params and state_steps"
     _capturable_devices = CAPTURABLE_DEVICES
+    # PyTorch's `__setstate__` (old pickles and state_dicts): the (key, default) pairs it fills into each
+    # param group, in its order, and the scalar-state entries it converts from Python numbers to tensors
+    _group_defaults = ()
+    _scalar_state_keys = ("step",)
+
+    def _init_fused(self, fused, foreach, differentiable, device_check=False):
+        """PyTorch's end of `__init__` for the optimizers with a fused implementation: the flag checks, then
+        AMP grad scaling support (and a device/dtype check of the params at the first step with
+        `device_check`)."""
+        check_fused_flags(fused, foreach, differentiable)
+        if fused:
+            self._step_supports_amp_scaling = True
+            if device_check:
+                self._need_device_dtype_check_for_fused = True
+
+    def __setstate__(self, state):
+        """`__setstate__(state)` (unpickling, `load_state_dict`): `Optimizer.__setstate__`, then each group
+        gets `_group_defaults` for missing keys and Python-number scalar state becomes tensors (PyTorch's)."""
+        super().__setstate__(state)
+        for group in self.param_groups:
+            for key, default in self._group_defaults:
+                group.setdefault(key, default)
+            if self._scalar_state_keys:
+                fused = group.get("fused")
+                self._step_to_tensor(group, self._scalar_state_keys,
+                                     fused if (group.get("capturable") or fused) else None)
 
     def _init_state(self, group, p, state):
         raise NotImplementedError

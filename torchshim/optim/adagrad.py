@@ -2,8 +2,9 @@
 from .. import _api as torchshim
 
 from ._functional import adagrad as _adagrad_update
-from ._shell import ElementwiseOptimizer, check_fused_device_dtype, check_tensor_lr, hyper
-from .optimizer import _get_scalar_dtype, _to_scalar
+from ._checks import validate
+from ._shell import ElementwiseOptimizer, check_fused_device_dtype, hyper, scalar_state
+from .optimizer import _to_scalar
 
 __all__ = ["Adagrad"]
 
@@ -14,53 +15,26 @@ class Adagrad(ElementwiseOptimizer):
     created for every parameter at construction, as in PyTorch."""
 
     _update = staticmethod(_adagrad_update)
+    _group_defaults = (("foreach", None), ("maximize", False), ("differentiable", False), ("fused", None))
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        check_tensor_lr(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        validate(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                 initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-            self._need_device_dtype_check_for_fused = True
-            self._step_supports_amp_scaling = True
+        self._init_fused(fused, foreach, differentiable, device_check=True)
         for group in self.param_groups:
             for p in group["params"]:
                 self._fill_state(group, p, self.state[p], initial_accumulator_value)
 
     def _fill_state(self, group, p, state, initial_accumulator_value):
-        if group["fused"]:
-            state["step"] = torchshim.zeros((), dtype=_get_scalar_dtype(is_fused=True), device=p.device)
-        else:
-            state["step"] = torchshim.tensor(0.0, dtype=_get_scalar_dtype())
+        state["step"] = scalar_state(0.0, p if group["fused"] else None, is_fused=group["fused"])
         init_value = (complex(initial_accumulator_value, initial_accumulator_value) if p.is_complex()
                       else initial_accumulator_value)
         state["sum"] = torchshim.full_like(p, init_value, memory_format=torchshim.preserve_format)
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        fused = None
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            fused = group.setdefault("fused", None)
-            self._step_to_tensor(group, fused=fused if group["fused"] else None)
 
     def share_memory(self):
         """Calls `share_memory_()` on the state sum tensors (a no-op in torchshim)."""

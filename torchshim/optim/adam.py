@@ -1,10 +1,9 @@
 """`torch.optim.Adam` (update math: `_functional.adam`, written after PyTorch's `_single_tensor_adam`)."""
-from .. import _api as torchshim
-
 from .._tensor import Tensor
 from ._functional import adam as _adam_update
-from ._shell import ElementwiseOptimizer, check_tensor_lr, hyper, scalar_state
-from .optimizer import _get_scalar_dtype, _to_scalar
+from ._checks import validate
+from ._shell import ElementwiseOptimizer, hyper, scalar_state, zeros_state
+from .optimizer import _to_scalar
 
 __all__ = ["Adam"]
 
@@ -20,24 +19,15 @@ class Adam(ElementwiseOptimizer):
     """
 
     _update = staticmethod(_adam_update)
+    _group_defaults = (("amsgrad", False), ("maximize", False), ("foreach", None), ("capturable", False),
+                       ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None))
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        if isinstance(lr, Tensor):
-            if foreach and not capturable:
-                raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
-            check_tensor_lr(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+        validate(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
@@ -54,35 +44,14 @@ class Adam(ElementwiseOptimizer):
                     "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            self._step_supports_amp_scaling = True
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            fused = group.setdefault("fused", None)
-            self._step_to_tensor(group, fused=fused if (group["capturable"] or group["fused"]) else None)
+        self._init_fused(fused, foreach, differentiable)
 
     def _init_state(self, group, p, state):
-        if group["capturable"] or group["fused"]:
-            state["step"] = torchshim.zeros((), dtype=_get_scalar_dtype(is_fused=group["fused"]),
-                                            device=p.device)
-        else:
-            state["step"] = scalar_state(0.0)
-        state["exp_avg"] = torchshim.zeros_like(p, memory_format=torchshim.preserve_format)
-        state["exp_avg_sq"] = torchshim.zeros_like(p, memory_format=torchshim.preserve_format)
+        on_device = group["capturable"] or group["fused"]
+        state["step"] = scalar_state(0.0, p if on_device else None, is_fused=group["fused"])
+        zeros_state(state, p, "exp_avg", "exp_avg_sq")
         if group["amsgrad"]:
-            state["max_exp_avg_sq"] = torchshim.zeros_like(p, memory_format=torchshim.preserve_format)
+            zeros_state(state, p, "max_exp_avg_sq")
 
     def _state_keys(self, group):
         keys = ("step", "exp_avg", "exp_avg_sq")

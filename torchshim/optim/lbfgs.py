@@ -12,6 +12,7 @@ from .. import _api as torchshim
 
 from .._tensor import Tensor
 from ..autograd import grad_mode as _gm
+from ._checks import validate
 from ._functional import _add
 from ._line_search import strong_wolfe
 from .optimizer import Optimizer, _to_scalar
@@ -41,10 +42,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        validate(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = {"lr": lr, "max_iter": max_iter, "max_eval": max_eval, "tolerance_grad": tolerance_grad,

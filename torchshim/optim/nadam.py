@@ -1,9 +1,8 @@
 """`torch.optim.NAdam` (update math: `_functional.nadam`, after PyTorch's `_single_tensor_nadam`)."""
-from .. import _api as torchshim
-
 from ._functional import nadam as _nadam_update
-from ._shell import ElementwiseOptimizer, check_tensor_lr, hyper, scalar_state
-from .optimizer import _get_scalar_dtype, _to_scalar
+from ._checks import validate
+from ._shell import ElementwiseOptimizer, hyper, scalar_state, zeros_state
+from .optimizer import _to_scalar
 
 __all__ = ["NAdam"]
 
@@ -15,48 +14,24 @@ class NAdam(ElementwiseOptimizer):
 
     _update = staticmethod(_nadam_update)
     _capturable_message = "params, mu_products and state_steps"
+    _group_defaults = (("maximize", False), ("foreach", None), ("capturable", False),
+                       ("differentiable", False), ("decoupled_weight_decay", False))
+    _scalar_state_keys = ("step", "mu_product")
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
-        check_tensor_lr(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        validate(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            self._step_to_tensor(group, keys=("step", "mu_product"))
-
     def _init_state(self, group, p, state):
-        if group["capturable"]:
-            state["step"] = torchshim.zeros((), dtype=_get_scalar_dtype(), device=p.device)
-            state["mu_product"] = torchshim.ones((), dtype=_get_scalar_dtype(), device=p.device)
-        else:
-            state["step"] = scalar_state(0.0)
-            state["mu_product"] = scalar_state(1.0)
-        state["exp_avg"] = torchshim.zeros_like(p, memory_format=torchshim.preserve_format)
-        state["exp_avg_sq"] = torchshim.zeros_like(p, memory_format=torchshim.preserve_format)
+        state["step"] = scalar_state(0.0, p if group["capturable"] else None)
+        state["mu_product"] = scalar_state(1.0, p if group["capturable"] else None)
+        zeros_state(state, p, "exp_avg", "exp_avg_sq")
 
     def _state_keys(self, group):
         return ("step", "mu_product", "exp_avg", "exp_avg_sq")

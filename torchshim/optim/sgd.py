@@ -1,6 +1,7 @@
 """`torch.optim.SGD` (update math: `_functional.sgd`, hand-written after PyTorch's `_single_tensor_sgd`)."""
 from ._functional import sgd as _sgd_update
-from ._shell import ElementwiseOptimizer, check_fused_device_dtype, check_tensor_lr, hyper
+from ._checks import validate
+from ._shell import ElementwiseOptimizer, check_fused_device_dtype, hyper
 
 __all__ = ["SGD"]
 
@@ -14,38 +15,20 @@ class SGD(ElementwiseOptimizer):
     """
 
     _update = staticmethod(_sgd_update)
+    _group_defaults = (("nesterov", False), ("maximize", False), ("foreach", None), ("differentiable", False),
+                       ("fused", False))
+    _scalar_state_keys = ()
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
-        check_tensor_lr(lr)
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        validate(lr=lr, momentum=momentum, weight_decay=weight_decay, nan_ok=True)
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
                     "nesterov": nesterov, "maximize": maximize, "foreach": foreach,
                     "differentiable": differentiable, "fused": fused}
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-        if fused:
-            self._step_supports_amp_scaling = True
-            self._need_device_dtype_check_for_fused = True
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+        self._init_fused(fused, foreach, differentiable, device_check=True)
 
     def _prepare(self, group, params):
         # PyTorch's SGD creates no state up front: the momentum buffer is the first gradient, stored after the

@@ -1,7 +1,7 @@
 """`torch.optim.SparseAdam`: constructor and errors only — torchshim has no sparse gradients, so every step
 with a gradient raises PyTorch's dense-gradient error."""
-from .._tensor import Tensor
 from ..autograd import grad_mode as _gm
+from ._checks import validate
 from .optimizer import Optimizer
 
 __all__ = ["SparseAdam"]
@@ -16,16 +16,7 @@ class SparseAdam(Optimizer):
     """
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 < lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 < eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        validate(lr=lr, eps=eps, betas=betas, strict=("lr", "eps"))
         defaults = {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize}
         super().__init__(params, defaults)
         complex_params = []

@@ -17,7 +17,8 @@ MAX_CYCLE = 10
 
 # lowest first; a module's layer is that of the longest prefix that names it (module or package)
 LAYERS = [
-    ("base", ["_dtype", "_device", "_promotion", "_storage", "_view", "_layout", "_warnings", "_kernel_budget",
+    ("base", ["_dtype", "_device", "_promotion", "_storage", "_view", "_layout", "_warnings",
+              "_kernel_budget",
               "_index_check", "_hooks", "_backcompat", "_methods", "_autoload", "return_types"]),
     ("tensor", ["_tensor", "_random", "_tensor_str"]),
     ("autograd", ["autograd"]),
@@ -45,7 +46,8 @@ def modules(root):
 
 
 def imports(name, path, mods):
-    """[(imported module, line)] of module `name`: each import resolved to the deepest module of the package."""
+    """[(imported module, line)] of module `name`: each import resolved to the deepest module of the
+    package."""
     is_pkg = path.endswith("__init__.py")
     pkg = name.split(".")[0]
     found = []

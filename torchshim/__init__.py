@@ -6,7 +6,8 @@ the package root (docs/dev/architecture.md: the layers, checked by `nox -s lint`
 """
 import jax as _jax
 
-_jax.config.update("jax_enable_x64", True)  # int64/float64 are PyTorch's defaults; float32 stays the default float
+# int64/float64 are PyTorch's defaults; float32 stays the default float
+_jax.config.update("jax_enable_x64", True)
 
 from ._api import *  # noqa: E402,F401,F403  (tensors, dtypes, every op, grad modes, generators)
 from . import autograd, cuda, utils  # noqa: E402,F401
@@ -16,7 +17,8 @@ from .autograd import functional as _autograd_functional  # noqa: E402,F401  (to
 from .autograd.gradcheck import gradcheck as _gradcheck, gradgradcheck as _gradgradcheck  # noqa: E402
 
 # `torch.autograd.gradcheck` is the function (the module stays importable as torch.autograd.gradcheck), as in
-# PyTorch; torchshim/autograd/__init__.py can't import it (gradcheck uses the public API, a layer above the tape)
+# PyTorch; torchshim/autograd/__init__.py can't import it (gradcheck uses the public API, a layer above the
+# tape)
 autograd.gradcheck, autograd.gradgradcheck = _gradcheck, _gradgradcheck
 
 __version__ = "2.13.0+torchshim.0.1.0"

@@ -29,10 +29,11 @@ class device:
             index = int(idx)
         if type not in ("cpu", "cuda", "meta", "xla", "mps"):
             raise RuntimeError(
-                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
-                f"lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {type}")
+                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, "
+                "xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device "
+                f"string: {type}")
         if index is not None and index < 0:
-            raise RuntimeError(f"Device index must not be negative")
+            raise RuntimeError("Device index must not be negative")
         self.type, self.index = type, index
 
     def __repr__(self):
@@ -87,7 +88,8 @@ def _no_cuda():
 def canonical(d):
     """Normalise a device argument (str, int, device, None) to a torch.device with an index for cuda.
 
-    None means the current default device (`torch.set_default_device`, a `with torch.device(...)` block, or cpu).
+    None means the current default device (`torch.set_default_device`, a `with torch.device(...)` block, or
+    cpu).
     """
     if d is None:
         if _default_device_stack:

@@ -13,7 +13,8 @@ __all__ = ["first_out_of_range", "note_host_range"]
 
 
 def note_host_range(storage, host):
-    """Remember the min/max of `host` (a numpy copy of `storage.array`, integer dtype) for the current array."""
+    """Remember the min/max of `host` (a numpy copy of `storage.array`, integer dtype) for the current
+    array."""
     if host.size and host.dtype.kind in "iub":
         storage._range = (storage.array, int(host.min()), int(host.max()))
 

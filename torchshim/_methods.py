@@ -1,5 +1,5 @@
-"""The Tensor's methods that are not ops of the table: `to`, `type`, `__repr__`, `__getitem__`, `backward`, the
-legacy constructor, properties such as `T` and `grad_fn`.
+"""The Tensor's methods that are not ops of the table: `to`, `type`, `__repr__`, `__getitem__`, `backward`,
+the legacy constructor, properties such as `T` and `grad_fn`.
 
 A module that defines one registers it here with `@tensor_method(...)` (or `add_tensor_method`), beside its
 code, at whatever layer it lives; `ops/_registry.install()` attaches them to `Tensor` together with the ops.

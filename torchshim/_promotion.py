@@ -57,8 +57,8 @@ def promote_types(a, b):
         other = b if a in _BAREBONES_UINT else a
         if other.is_floating_point:
             return other
-        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
-                           f"{short_name(a)} and {short_name(b)}")
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+                           f"promote {short_name(a)} and {short_name(b)}")
     ca, cb = category(a), category(b)
     if ca != cb:
         hi, lo = (a, b) if ca > cb else (b, a)
@@ -78,7 +78,8 @@ def promote_types(a, b):
 
 
 def _combine(higher, lower):
-    # c10's combine_categories: the higher-priority tier keeps its dtype unless a lower tier is a higher category.
+    # c10's combine_categories: the higher-priority tier keeps its dtype unless a lower tier is a higher
+    # category.
     if higher is None:
         return lower
     if lower is None:

@@ -29,7 +29,7 @@ class Generator:
     def manual_seed(self, seed):
         seed = int(seed)
         if seed < -0x8000_0000_0000_0000 or seed > 0xFFFF_FFFF_FFFF_FFFF:
-            raise RuntimeError(f"Overflow when unpacking long long")
+            raise RuntimeError("Overflow when unpacking long long")
         self._seed = seed & 0xFFFF_FFFF_FFFF_FFFF
         self._key = None
         self._count = 0
@@ -44,9 +44,9 @@ class Generator:
         return self._seed
 
     def draw(self):
-        """(raw key data, draw number) for one draw; the generator's state advances by one. Both are numpy values,
-        so a jitted kernel takes them as ordinary arguments and builds its key with `make_key` (no eager jax op,
-        no recompilation per draw)."""
+        """(raw key data, draw number) for one draw; the generator's state advances by one. Both are numpy
+        values, so a jitted kernel takes them as ordinary arguments and builds its key with `make_key` (no
+        eager jax op, no recompilation per draw)."""
         if self._key is None:
             s = self._seed & 0xFFFF_FFFF_FFFF_FFFF
             # the threefry key jax.random.key(seed) builds ([high word, low word]), for all 64-bit seeds

@@ -12,7 +12,8 @@ _addresses = itertools.count(1)
 
 
 class Storage:
-    """Shared state of a tensor and its views: `array` (jax array), `device` (torch.device), a fake address."""
+    """Shared state of a tensor and its views: `array` (jax array), `device` (torch.device), a fake
+    address."""
 
     __slots__ = ("array", "device", "_addr", "_range", "__weakref__")
 
@@ -35,7 +36,8 @@ class Storage:
 
 
 class UntypedStorage:
-    """What `Tensor.untyped_storage()` returns: enough for `data_ptr()`, `nbytes()`, `size()` and identity checks."""
+    """What `Tensor.untyped_storage()` returns: enough for `data_ptr()`, `nbytes()`, `size()` and identity
+    checks."""
 
     def __init__(self, storage):
         self._storage = storage

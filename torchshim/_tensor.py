@@ -64,11 +64,12 @@ class _VersionCounter:
 
 class Tensor:
     """`torch.Tensor`. Calling it directly is PyTorch's legacy constructor: `Tensor(2, 3)` (uninitialised
-    float32, zeros here), `Tensor([1, 2])`, `Tensor(size=...)`; `__new__` is attached from `ops/legacy_types.py`."""
+    float32, zeros here), `Tensor([1, 2])`, `Tensor(size=...)`; `__new__` is attached from
+    `ops/legacy_types.py`."""
 
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_natural", "_cache", "_vc", "_base",
-                 "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_retains_grad", "_hooks", "_node", "_diff_view",
-                 "_grad_version", "_lens", "__dict__",
+                 "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_retains_grad", "_hooks", "_node",
+                 "_diff_view", "_grad_version", "_lens", "__dict__",
                  "__weakref__")
 
     # ----- construction -------------------------------------------------------------------------------
@@ -78,8 +79,8 @@ class Tensor:
     @classmethod
     def _make(cls, storage, shape, stride, offset, dtype, vc=None, base=None, lens=_DERIVE, natural=None):
         """The one constructor: a tensor viewing `storage` with PyTorch's geometry (shape, stride, offset).
-        `lens` (see _view.py) is derived from the dtypes unless given; `natural` (the view is the whole storage
-        array as it is) is computed unless the caller knows it."""
+        `lens` (see _view.py) is derived from the dtypes unless given; `natural` (the view is the whole
+        storage array as it is) is computed unless the caller knows it."""
         if lens is _DERIVE:
             lens = V.derive_lens(storage.array, dtype)
         t = object.__new__(cls)
@@ -123,8 +124,8 @@ class Tensor:
         return v
 
     def _write(self, value):
-        """Write `value` (a broadcastable jax array or a Python number) into this tensor's elements, cast to its
-        dtype; every alias sees it."""
+        """Write `value` (a broadcastable jax array or a Python number) into this tensor's elements, cast to
+        its dtype; every alias sees it."""
         st = self._storage
         if self._natural:
             if getattr(value, "shape", None) != self._shape or value.dtype != st.array.dtype:
@@ -133,8 +134,8 @@ class Tensor:
         else:
             if V.has_overlap(self._shape, self._stride):
                 raise RuntimeError(
-                    "unsupported operation: more than one element of the written-to tensor refers to a single "
-                    "memory location. Please clone() the tensor before performing the operation.")
+                    "unsupported operation: more than one element of the written-to tensor refers to a "
+                    "single memory location. Please clone() the tensor before performing the operation.")
             st.array = V.write(st.array, value, self._shape, self._stride, self._offset, self._lens)
         self._vc.value += 1
 
@@ -288,9 +289,14 @@ class Tensor:
         return t
 
     def detach_(self):
-        """`detach_()`: drops this tensor's history in place (it becomes a leaf that does not require grad)."""
+        """`detach_()`: drops this tensor's history in place (it becomes a leaf that does not require
+        grad)."""
         if self._diff_view and self._base is not None and self._base._requires_grad:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
+                               "set as True, gradients are views of DDP buckets, and hence detach_() cannot "
+                               "be called on these gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self._grad_fn = None
         self._requires_grad = False
         return self
@@ -303,9 +309,9 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, flag):
         if not flag and self._grad_fn is not None:
-            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
-                               "computed variable in a subgraph that doesn't require differentiation use "
-                               "var_no_grad = var.detach().")
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to "
+                               "use a computed variable in a subgraph that doesn't require differentiation "
+                               "use var_no_grad = var.detach().")
         if flag and not (self._dtype.is_floating_point or self._dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(flag)
@@ -323,12 +329,13 @@ class Tensor:
     def grad(self):
         """`.grad`: the accumulated gradient of a leaf (PyTorch's warning when read on a non-leaf)."""
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
-            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-                          "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
-                          "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
-                          "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-                          "instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered "
-                          "internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)", UserWarning,
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                          ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                          "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                          "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+                          "access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for "
+                          "more information. (Triggered internally at "
+                          "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)", UserWarning,
                           stacklevel=2)
         return self._grad
 
@@ -361,8 +368,8 @@ class Tensor:
                 raise RuntimeError(f"Can't call numpy() on Tensor that has {bit} bit set. Use "
                                    f"tensor.{fix}().numpy() instead.")
         if self._storage.device.type != "cpu" and not force:
-            raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy "
-                            "the tensor to host memory first.")
+            raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
+                            "copy the tensor to host memory first.")
         return np.asarray(self._value)
 
     def __array__(self, dtype=None, copy=None):
@@ -413,7 +420,7 @@ class Tensor:
 
     def _check_scalar(self, kind):
         if self.numel() != 1:
-            raise TypeError(f"only one element tensors can be converted to Python scalars")
+            raise TypeError("only one element tensors can be converted to Python scalars")
 
     def __len__(self):
         if not self._shape:
@@ -440,9 +447,9 @@ class Tensor:
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
-                               "protocol at the moment.  If you were attempting to deepcopy a module, this may "
-                               "be because of a torch.nn.utils.weight_norm usage, see "
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                               "module, this may be because of a torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
         new = wrap(self._value, self._dtype, self._storage.device)
         new.__class__ = self.__class__
@@ -517,7 +524,8 @@ def fresh(array, dtype, device):
 
 
 def wrap(array, dtype=None, device=None):
-    """A new Tensor owning `array` (a jax array) in a fresh storage; dtype and device default to the array's."""
+    """A new Tensor owning `array` (a jax array) in a fresh storage; dtype and device default to the
+    array's."""
     if dtype is None:
         dtype = D.from_numpy_dtype(array.dtype)
     if device is None:
@@ -526,8 +534,8 @@ def wrap(array, dtype=None, device=None):
 
 
 def filled(shape, value, dtype, device):
-    """A new contiguous tensor of `shape` filled with `value`, on canonical torch `device` (the tape's zero and
-    one gradients; the public factories are `torch.zeros`, `torch.full`, ...)."""
+    """A new contiguous tensor of `shape` filled with `value`, on canonical torch `device` (the tape's zero
+    and one gradients; the public factories are `torch.zeros`, `torch.full`, ...)."""
     arr = jax.device_put(jnp.full(tuple(shape), value, dtype.np), Dev.to_jax(device))
     return fresh(arr, dtype, device)
 

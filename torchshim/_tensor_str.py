@@ -1,9 +1,11 @@
-"""Tensor printing: `repr(t)` / `str(t)` and `set_printoptions`, a port of PyTorch 2.13's torch/_tensor_str.py.
+"""Tensor printing: `repr(t)` / `str(t)` and `set_printoptions`, a port of PyTorch 2.13's
+torch/_tensor_str.py.
 
-Printing is allowed one host round-trip: the tensor's contents are copied to numpy once (`np.asarray(t._value)`),
-real floating dtypes are widened to float64 and complex ones to complex128 (exact, so the formatted digits are
-those PyTorch prints via `Tensor.item()` / `tolist()`), and everything below works on numpy arrays. The
-formatter (int mode, scientific mode, column width) is computed over the summarised elements like PyTorch's.
+Printing is allowed one host round-trip: the tensor's contents are copied to numpy once
+(`np.asarray(t._value)`), real floating dtypes are widened to float64 and complex ones to complex128 (exact,
+so the formatted digits are those PyTorch prints via `Tensor.item()` / `tolist()`), and everything below works
+on numpy arrays. The formatter (int mode, scientific mode, column width) is computed over the summarised
+elements like PyTorch's.
 
 Differences from PyTorch: sparse, quantized, nested, meta, functorch-wrapped tensors and forward-AD tangents
 are not supported (torchshim has none of them); the `tensor_contents=` override is not supported.
@@ -83,7 +85,8 @@ def printoptions(**kwargs):
 
 # ---- host data --------------------------------------------------------------------------------------------
 def _host(t):
-    """The tensor's contents as numpy: float64 for real floating dtypes, complex128 for complex, else as is."""
+    """The tensor's contents as numpy: float64 for real floating dtypes, complex128 for complex, else as
+    is."""
     arr = np.asarray(t._value)
     if t.dtype.is_complex:
         return arr.astype(np.complex128)
@@ -197,7 +200,8 @@ def _tensor_str_with_formatter(a, indent, summarize, f1, f2=None):
     if summarize and n > 2 * e:
         slices = ([_tensor_str_with_formatter(a[i], indent + 1, summarize, f1, f2) for i in range(e)]
                   + ["..."]
-                  + [_tensor_str_with_formatter(a[i], indent + 1, summarize, f1, f2) for i in range(n - e, n)])
+                  + [_tensor_str_with_formatter(a[i], indent + 1, summarize, f1, f2)
+                     for i in range(n - e, n)])
     else:
         slices = [_tensor_str_with_formatter(a[i], indent + 1, summarize, f1, f2) for i in range(n)]
     return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"

@@ -14,7 +14,8 @@ import numpy as np
 from jax import lax
 
 __all__ = ["contiguous_strides", "is_contiguous", "compute_view_stride", "read", "write", "has_overlap",
-           "lens_of", "derive_lens", "lens_numel", "storage_as", "storage_from", "read_relative", "write_relative"]
+           "lens_of", "derive_lens", "lens_numel", "storage_as", "storage_from", "read_relative",
+           "write_relative"]
 
 
 @lru_cache(maxsize=4096)
@@ -47,7 +48,8 @@ def is_contiguous(shape, stride):
 
 
 def compute_view_stride(oldshape, oldstride, newshape):
-    """Strides for viewing (oldshape, oldstride) as newshape without a copy, or None (PyTorch's computeStride)."""
+    """Strides for viewing (oldshape, oldstride) as newshape without a copy, or None (PyTorch's
+    computeStride)."""
     if len(oldshape) == 0:
         return (1,) * len(newshape)
     n = numel(oldshape)

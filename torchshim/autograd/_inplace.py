@@ -6,7 +6,9 @@
   tensor keep their old (immutable) arrays, so they are not reported as modified.
 - Writing through a view of a base that requires grad (or writing a value that requires grad) gives the base
   a `CopySlices` node: `base_new = write(base_old, value)` at the view's place, differentiated by jax; the view
-  and its siblings are then strided reads of the base's new history (`AsStridedBackward0`).
+  and its siblings are then strided reads of the base's new history (`AsStridedBackward0`): the written view
+  takes it at once; a sibling when it is next used (`_node.gradient_edge`; reading `grad_fn` shows it without
+  attaching it, `_node.shown_grad_fn`).
 """
 from functools import lru_cache
 
@@ -15,10 +17,10 @@ import numpy as np
 
 from .. import _view as V
 from .._tensor import Tensor, fresh
-from ._node import record
+from ._node import record, take_view_history
 from .grad_mode import is_grad_enabled
 
-__all__ = ["assign", "view_read_node"]
+__all__ = ["assign", "read_node"]
 
 
 def _needs_autograd(self, vt):
@@ -51,7 +53,7 @@ def assign(self, value, opname):
     if base is not None:  # a view covering all of its base: write the base itself
         base._assign_from(vt, opname)
         if base._requires_grad:
-            view_read_node(self)
+            take_view_history(self)
         return self
     node = vt._grad_fn
     if node is not None and vt._shape == self._shape and vt._dtype is self._dtype and vt._vc is not self._vc:
@@ -60,8 +62,9 @@ def assign(self, value, opname):
         self._grad_fn, self._output_nr, self._requires_grad = node, vt._output_nr, True
         return self
     shape, dtype = self._shape, self._dtype
+    # PyTorch's copy_ lists (self, src) whatever src's dtype; fill_/zero_ with a number list only self
     record(_copy_name(opname), [self, vt], [self], _cast_forward(shape, dtype), ("copy", shape, dtype),
-           saves="none")
+           saves="none", slots=(0, 1) if isinstance(value, Tensor) else (0,))
     self._write(vt._value)
     return self
 
@@ -98,21 +101,22 @@ def _copy_slices(view, base, vt):
     record("CopySlices", [base, vt], [base], _write_forward(geom, shape, dtype), ("copyslices", geom, shape, dtype),
            saves="none")
     view._write(vt._value)
-    view_read_node(view)
+    take_view_history(view)
 
 
 _REPLAYED = ("ConjBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0")
 
 
-def view_read_node(view):
-    """Give `view` the history 'strided read of its base's current history' (AsStridedBackward0)."""
+def read_node(view):
+    """The node 'strided read of the base's current history' for `view`, built on an alias of it (`view`
+    itself is left as it is)."""
     base = view._base
     geom = _relative(base, view)
     old = view._grad_fn  # views PyTorch can't express as_strided (conj, view_as_real/complex) keep their name
     name = old.name() if old is not None and old.name() in _REPLAYED else "AsStridedBackward0"
-    view._grad_fn = None
-    record(name, [base], [view], _read_forward(geom), ("asstrided", geom), saves="none")
-    view._grad_version = view._vc.value
+    alias = Tensor._make(view._storage, view._shape, view._stride, view._offset, view._dtype, view._vc, base,
+                         view._lens)
+    return record(name, [base], [alias], _read_forward(geom), ("asstrided", geom), saves="none")
 
 
 def _relative(base, view):

@@ -1,13 +1,18 @@
 """Tape nodes: what one recorded op keeps for backward.
 
-A `Node` (PyTorch's `torch.autograd.graph.Node`) has `next_functions`: one edge per differentiable input, an
-edge being `(node, output_nr)` — the node that produced that input, or the `AccumulateGrad` of a leaf.
+A `Node` (PyTorch's `torch.autograd.graph.Node`) has `next_functions`: one edge per input of the op as
+PyTorch lists them, an edge being `(node, output_nr)` — the node that produced that input, or the
+`AccumulateGrad` of a leaf — or `(None, 0)` for an input that needs no gradient.
 
-`FnNode` is the node of every op in the table. Its pullback is a pure jax function
-`pullback(saved_arrays, cotangents) -> input gradients`: by default `jax.vjp` of the op's own forward
+`FnNode` is the node of every op in the table; each node is an instance of a class named after it
+(`type(z.grad_fn).__name__ == "MulBackward0"`, made once per name by `node_class`). Its pullback is a pure jax
+function `pullback(saved_arrays, cotangents) -> input gradients`: by default `jax.vjp` of the op's own forward
 (recomputed from the saved inputs inside one cached `jax.jit`), or an explicit rule. Because the pullback is a
 pure jax function of saved tensors and cotangents, running it under `create_graph=True` is itself a recorded
 `FnNode` whose pullback is the vjp of that pullback — so gradients work to any order.
+
+`record` is the one node builder (ops, in-place writes, view histories, create_graph); `run_forward` runs a
+forward jitted per key for callers that have no outputs yet.
 """
 import itertools
 import threading
@@ -22,7 +27,8 @@ from .._tensor import fresh
 from .._dtype import legacy_type_name
 from .._hooks import HookDict, RemovableHandle
 
-__all__ = ["Node", "FnNode", "AccumulateGrad", "SavedTensor", "gradient_edge", "record"]
+__all__ = ["Node", "FnNode", "AccumulateGrad", "SavedTensor", "gradient_edge", "shown_grad_fn",
+           "take_view_history", "record", "run_forward", "node_class"]
 
 _seq = itertools.count()
 _anomaly = threading.local()
@@ -116,6 +122,9 @@ class AccumulateGrad(Node):
         return v._shape, v._dtype, v._storage.device
 
 
+AccumulateGrad.__module__ = "builtins"  # PyTorch's node classes print as <class 'AccumulateGrad'>
+
+
 def accumulate_node(t):
     """The AccumulateGrad of leaf `t` (one per leaf while anything holds it, like PyTorch's weak grad_accumulator)."""
     ref = t._node
@@ -127,25 +136,57 @@ def accumulate_node(t):
 
 
 def gradient_edge(t):
-    """The edge gradients for tensor `t` flow into, or None when `t` does not require grad."""
+    """The edge gradients for tensor `t` flow into, or None when `t` does not require grad.
+
+    This is a *use* of `t` (an op's input, a backward root, a hook): a view whose base (or a sibling view) was
+    modified in place since its history was recorded takes its regenerated history here, as in PyTorch."""
     if not t._requires_grad:
         if t._diff_view and t._base is not None and t._base._requires_grad:
-            return _view_edge(t)
+            return take_view_history(t)
         return None
-    if t._diff_view and t._grad_version != t._vc.value and t._base is not None and t._base._requires_grad:
-        return _view_edge(t)
+    if _stale_view(t):
+        return take_view_history(t)
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)
     return (accumulate_node(t), 0)
 
 
-def _view_edge(t):
-    """Regenerate the history of view `t` after its base (or a sibling view) was modified in place: the view is
-    now a strided read of the base's current history (PyTorch's AsStridedBackward0)."""
-    from ._inplace import view_read_node
-    view_read_node(t)
-    return (t._grad_fn, t._output_nr)
+def shown_grad_fn(t):
+    """`t.grad_fn`, changing neither `t` nor the graph: a stale view shows the history it takes when next used
+    (built once per version and kept in `_PENDING` until then, so `v.grad_fn is v.grad_fn`)."""
+    if t._requires_grad and _stale_view(t):
+        return _view_history(t)
+    return t._grad_fn
+
+
+def _stale_view(t):
+    return t._diff_view and t._grad_version != t._vc.value and t._base is not None and t._base._requires_grad
+
+
+# id(view) -> (weakref(view), version, node): the regenerated history a `grad_fn` read built, not yet taken
+_PENDING = {}
+
+
+def _view_history(t):
+    """The history of view `t` after its base was modified in place: a strided read of the base's current
+    history (PyTorch's AsStridedBackward0), built at most once per version of `t`."""
+    key, version = id(t), t._vc.value
+    entry = _PENDING.get(key)
+    if entry is not None and entry[0]() is t and entry[1] == version:
+        return entry[2]
+    from ._inplace import read_node
+    node = read_node(t)
+    _PENDING[key] = (weakref.ref(t, lambda _, k=key: _PENDING.pop(k, None)), version, node)
+    return node
+
+
+def take_view_history(t):
+    """View `t` takes its regenerated history (it is used, or was just written through)."""
+    node = _view_history(t)
+    _PENDING.pop(id(t), None)
+    t._grad_fn, t._output_nr, t._requires_grad, t._grad_version = node, 0, True, t._vc.value
+    return (node, 0)
 
 
 # ---- saved tensors ----------------------------------------------------------------------------------------
@@ -250,9 +291,26 @@ def _saved_hooks():
 
 # ---- the op node -----------------------------------------------------------------------------------------
 _PULLBACKS = {}  # (forward key, mask) -> jitted pullback
-_NOT_JITTABLE = set()
+_FORWARDS = {}  # forward key -> jitted forward
+_NOT_JITTABLE = set()  # keys whose jitted call failed under tracing (then they run eagerly)
+# What a forward or pullback may raise only because jax traces it: jax's tracer errors, and RuntimeError,
+# which torchshim's data-dependent ops raise under tracing (boolean-mask indexing, masked_select, unique,
+# ...). The eager rerun tells them from the op's own errors, which it raises again (see `_jit_or_eager`).
 _TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
-                 jax.errors.TracerBoolConversionError, jax.errors.TracerIntegerConversionError)
+                 jax.errors.TracerBoolConversionError, jax.errors.TracerIntegerConversionError,
+                 jax.errors.NonConcreteBooleanIndexError, RuntimeError)
+
+
+def _jit_or_eager(jitted, eager, args, key):
+    """`jitted(*args)`; when that fails under tracing, `eager(*args)`, and `key` joins `_NOT_JITTABLE` if the
+    eager run succeeds (an error it raises too is the op's own, and propagates from the eager run)."""
+    try:
+        return jitted(*args)
+    except _TRACE_ERRORS:
+        pass
+    out = eager(*args)
+    _NOT_JITTABLE.add(key)
+    return out
 
 
 def _conj_if_complex(a):
@@ -291,11 +349,13 @@ def cached_pullback(key, forward, mask):
 
 
 class FnNode(Node):
-    """The node of a recorded jax function: `forward(arrays) -> outputs` over saved inputs, or an explicit rule."""
+    """The node of a recorded jax function: `forward(arrays) -> outputs` over saved inputs, or an explicit
+    rule. Nodes are instances of `node_class(name)`, a subclass named like PyTorch's node class."""
 
-    __slots__ = ("_forward", "_key", "_mask", "_saved", "_outs", "_rule", "_freed", "_ins", "_linear")
+    __slots__ = ("_forward", "_key", "_mask", "_saved", "_outs", "_rule", "_freed", "_ins", "_linear",
+                 "_where")
 
-    def __init__(self, name, edges, forward, key, mask, saved, outs, ins, rule=None):
+    def __init__(self, name, edges, forward, key, mask, saved, outs, ins, rule=None, where=None):
         super().__init__(name, edges)
         self._forward = forward  # forward(arrays) -> tuple(out arrays); None with a rule
         self._key = key  # hashable identity of forward (None: not cacheable)
@@ -306,6 +366,7 @@ class FnNode(Node):
         self._rule = rule  # explicit rule: rule(saved_arrays, cts) -> grads of the differentiable inputs
         self._freed = False
         self._linear = all(not s.checked and not s.is_output for s in saved)
+        self._where = where  # index in edges of each differentiable input's gradient; None: edges are them
 
     @property
     def n_outputs(self):
@@ -343,14 +404,28 @@ class FnNode(Node):
             else:
                 ins = [s.as_tensor(self, i, a) for i, (s, a) in enumerate(zip(self._saved, arrays))]
             gts = [g if g is not None else fresh(c, m[1], m[2]) for g, c, m in zip(grads, cts, self._outs)]
-            outs = [(shape, dt, dev) for shape, dt, dev in self._ins]
-            return record_function(self._name.replace("Backward", "BackwardBackward", 1), lambda a: tuple(
-                pb(a[:len(arrays)], a[len(arrays):])), pkey, ins + gts, outs, saves_inputs=True)
+            n = len(arrays)
+
+            def forward(a):
+                return tuple(pb(a[:n], a[n:]))
+            res = run_forward(forward, pkey, ins + gts, self._ins)
+            record(self._name.replace("Backward", "BackwardBackward", 1), ins + gts, res, forward, pkey)
+            return self._spread(res)
         if self._rule is not None:
             res = _jitted_rule(self._rule)(arrays, cts, self._mask)
         else:
             res = _run_pullback(self._key, self._forward, self._mask, arrays, cts)
-        return [fresh(r, m[1], m[2]) for r, m in zip(res, self._ins)]
+        return self._spread([fresh(r, m[1], m[2]) for r, m in zip(res, self._ins)])
+
+    def _spread(self, grads):
+        """The gradients of the differentiable inputs, laid out like the edges (None where none flows)."""
+        where = self._where
+        if where is None:
+            return grads
+        out = [None] * len(self._edges)
+        for k, g in zip(where, grads):
+            out[k] = g
+        return out
 
 
 class _Freed:
@@ -372,85 +447,89 @@ def _jitted_rule(rule):
 
 def _run_pullback(key, forward, mask, arrays, cts):
     pb = cached_pullback(key, forward, mask)
-    if pb is not None:
-        try:
-            return pb(arrays, cts)
-        except _TRACE_ERRORS + (RuntimeError,) as e:
-            if isinstance(e, RuntimeError) and "tracing" not in str(e):
-                raise
-            # a data-dependent op (boolean masks, nonzero): run the vjp eagerly, non-differentiable inputs concrete
-            _NOT_JITTABLE.add((key, mask))
-            _PULLBACKS.pop((key, mask), None)
-    return vjp_pullback(forward, mask)(arrays, cts)
+    if pb is None:
+        return vjp_pullback(forward, mask)(arrays, cts)
+    # a data-dependent op (boolean masks, nonzero) runs its vjp eagerly, non-differentiable inputs concrete
+    res = _jit_or_eager(pb, vjp_pullback(forward, mask), (arrays, cts), (key, mask))
+    if (key, mask) in _NOT_JITTABLE:
+        _PULLBACKS.pop((key, mask), None)
+    return res
 
 
-def record_function(name, forward, key, inputs, out_meta, *, saves_inputs=True, rule=None, saved=None,
-                    out_arrays=None):
-    """Record (when anything requires grad) and run `forward(arrays) -> tuple of arrays` on tensor `inputs`.
-
-    Used for the pullback of a node under create_graph: returns the output Tensors (None for outputs whose
-    metadata is None)."""
-    from .grad_mode import is_grad_enabled
+def run_forward(forward, key, inputs, out_meta):
+    """`forward(arrays of tensor inputs) -> tuple of arrays` as Tensors with metadata `out_meta`
+    [(shape, dtype, device)], jitted once per `key` (None: run eagerly). Records nothing: see `record`."""
     arrays = [t._value for t in inputs]
-    if out_arrays is None:
-        if key is not None and (key, "fwd") not in _NOT_JITTABLE:
-            fwd = _FORWARDS.get(key)
-            if fwd is None:
-                fwd = _FORWARDS[key] = jax.jit(forward)
-            try:
-                out_arrays = fwd(arrays)
-            except _TRACE_ERRORS + (RuntimeError,) as e:
-                if isinstance(e, RuntimeError) and "tracing" not in str(e):
-                    raise
-                _NOT_JITTABLE.add((key, "fwd"))
-                out_arrays = forward(arrays)
-        else:
-            out_arrays = forward(arrays)
-    outs = [fresh(a, m[1], m[2]) for a, m in zip(out_arrays, out_meta)]
-    if is_grad_enabled():
-        mask = tuple(t._requires_grad or gradient_edge(t) is not None for t in inputs)
-        if any(mask):
-            edges = [gradient_edge(t) for t, m in zip(inputs, mask) if m]
-            saved_list = saved if saved is not None else [SavedTensor(t, checked=saves_inputs) for t in inputs]
-            ins = [(t._shape, t._dtype, t._storage.device) for t, m in zip(inputs, mask) if m]
-            node = FnNode(name, edges, forward, key, mask, saved_list, list(out_meta), ins, rule)
-            for i, o in enumerate(outs):
-                o._requires_grad = True
-                o._grad_fn = node
-                o._output_nr = i
-    return outs
+    if key is None or (key, "fwd") in _NOT_JITTABLE:
+        out_arrays = forward(arrays)
+    else:
+        fwd = _FORWARDS.get(key)
+        if fwd is None:
+            fwd = _FORWARDS[key] = jax.jit(forward)
+        out_arrays = _jit_or_eager(fwd, forward, (arrays,), (key, "fwd"))
+    return [fresh(a, m[1], m[2]) for a, m in zip(out_arrays, out_meta)]
 
 
-_FORWARDS = {}
+_CLASSES = {}
 
 
-def record(name, inputs, outputs, forward, key, *, saves="inputs", rule=None):
-    """Attach a node to `outputs` (fresh Tensors already computed from `inputs`) if any input requires grad.
+def node_class(name):
+    """The class of nodes named `name`: a subclass of FnNode called `name` (PyTorch's `MulBackward0`, shown
+    as `<class 'MulBackward0'>`), made on first use."""
+    cls = _CLASSES.get(name)
+    if cls is None:
+        cls = _CLASSES.setdefault(name, type(name, (FnNode,), {"__slots__": (), "__module__": "builtins",
+                                                               "__qualname__": name}))
+    return cls
 
-    forward(arrays of all `inputs`) -> tuple of arrays of `outputs`: the default pullback is its vjp.
+
+def _differentiable_dtype(t):
+    d = t._dtype
+    return d.is_floating_point or d.is_complex
+
+
+def record(name, inputs, outputs, forward, key, *, saves="inputs", rule=None, slots=None):
+    """Attach a node `name` to `outputs` (fresh Tensors already computed from `inputs`) if any input requires
+    grad; returns the node, or None.
+
+    forward(arrays of all `inputs`) -> tuple of arrays of `outputs`: the default pullback is its vjp, jitted
+    once per `key` (hashable; None: not cacheable).
     saves: 'inputs' (version-checked like PyTorch's saved inputs), 'none' (linear ops: nothing checked),
     'output' (the result is saved instead of the inputs).
     rule: an explicit pullback `rule(saved_arrays, cotangents, mask) -> [gradient of each input where mask]`
-    replacing the vjp of `forward`; saved_arrays are the inputs' (or with saves='output', [output])."""
-    edges, mask = [], []
-    for t in inputs:
-        e = gradient_edge(t)
-        mask.append(e is not None)
-        if e is not None:
-            edges.append(e)
-    if not edges:
+    replacing the vjp of `forward`; saved_arrays are the inputs' (or with saves='output', [output]).
+    slots: the node's inputs as PyTorch lists them in `next_functions`: for each, an index into `inputs`, or
+    None for an input that is not a tensor here (a Python scalar PyTorch wraps as a tensor, an absent optional
+    tensor), whose edge is always `(None, 0)`. Default: the floating-point and complex tensor inputs, in order
+    (integer and bool tensors are indices and masks, not differentiable inputs, in PyTorch). An input that
+    requires grad and is not listed gets an edge after the listed ones."""
+    edge_of = [gradient_edge(t) for t in inputs]
+    mask = tuple(e is not None for e in edge_of)
+    if not any(mask):
         return None
-    mask = tuple(mask)
+    if slots is None:
+        slots = [i for i, t in enumerate(inputs) if _differentiable_dtype(t)]
+    edges = [None if i is None else edge_of[i] for i in slots]
+    where = None
+    if len(edges) != len(inputs) or not all(mask) or any(i != k for k, i in enumerate(slots)):
+        pos = {i: k for k, i in enumerate(slots) if i is not None}
+        where = []
+        for i, e in enumerate(edge_of):
+            if e is not None:
+                if i not in pos:
+                    pos[i] = len(edges)
+                    edges.append(e)
+                where.append(pos[i])
+        where = tuple(where)
     if saves == "output":
         saved = [SavedTensor(outputs[0], is_output=True)]
     else:
         saved = [SavedTensor(t, checked=saves == "inputs") for t in inputs]
     ins = [(t._shape, t._dtype, t._storage.device) for t, m in zip(inputs, mask) if m]
     outs = [(o._shape, o._dtype, o._storage.device) for o in outputs]
-    node = FnNode(name, edges, forward, key, mask, saved, outs, ins, rule)
+    node = node_class(name)(name, edges, forward, key, mask, saved, outs, ins, rule, where)
     for i, o in enumerate(outputs):
         o._requires_grad = True
         o._grad_fn = node
         o._output_nr = i
     return node
-

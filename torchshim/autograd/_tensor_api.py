@@ -6,7 +6,7 @@ import weakref
 from .._hooks import HookDict, RemovableHandle
 from .._methods import tensor_method
 from ._inplace import assign
-from ._node import gradient_edge
+from ._node import gradient_edge, shown_grad_fn
 from .engine_api import backward as _backward
 
 __all__ = []
@@ -14,11 +14,9 @@ __all__ = []
 
 @tensor_method(prop=True)
 def grad_fn(self):
-    """The node that created this tensor (None for leaves)."""
-    if self._diff_view and self._base is not None and self._grad_version != self._vc.value \
-            and self._base._requires_grad and self._requires_grad:
-        gradient_edge(self)
-    return self._grad_fn
+    """The node that created this tensor (None for leaves). Reading it changes nothing: a view whose base was
+    modified in place shows its regenerated history (`AsStridedBackward0`), which it takes when next used."""
+    return shown_grad_fn(self)
 
 
 @tensor_method()
@@ -41,14 +39,14 @@ def register_hook(self, hook):
     computed; a returned tensor replaces the gradient. Returns a removable handle."""
     if not self._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    fn = self.grad_fn
-    if fn is None:
+    if self.grad_fn is None:
         if self._hooks is None:
             self._hooks = HookDict()
         h = RemovableHandle(self._hooks)
         self._hooks[h.id] = hook
         return h
-    return fn._register_tensor_hook(self._output_nr, hook)
+    fn, nr = gradient_edge(self)  # a view whose base was modified in place takes its new history first
+    return fn._register_tensor_hook(nr, hook)
 
 
 @tensor_method()
@@ -58,10 +56,10 @@ def retain_grad(self):
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if self._grad_fn is None or self._retains_grad:
         return
-    fn = self.grad_fn
+    fn, nr = gradient_edge(self)  # a view whose base was modified in place takes its new history first
     if fn._retain_hooks is None:
         fn._retain_hooks = HookDict()
-    fn._retain_hooks[self._output_nr] = weakref.ref(self)
+    fn._retain_hooks[nr] = weakref.ref(self)
     self._retains_grad = True
 
 

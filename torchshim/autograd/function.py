@@ -3,7 +3,8 @@
 `apply` runs `forward` with grad mode off, then (when an input requires grad) attaches a backward node to the
 outputs. The node is the `ctx` object itself, as in PyTorch: `out.grad_fn` is an instance of
 `<Name>Backward`, and whatever `forward` stored on `ctx` is there in `backward`. `backward` runs with grad mode
-equal to `create_graph`, so a backward written with differentiable ops supports double backward.
+equal to `create_graph`, so a backward written with differentiable ops supports double backward. The node has
+an edge per tensor argument (`(None, 0)` in `next_functions` when that tensor needs no gradient).
 """
 import functools
 
@@ -57,7 +58,7 @@ class BackwardCFunction(FunctionCtx, N.Node):
         self._saved = None
         self._freed = False
         self._out_meta = []
-        self._input_slots = []  # for each tensor argument position: index into edges, or None
+        self._input_slots = []  # for each argument: its index into edges (tensors), or None
 
     def name(self):
         return self._name
@@ -113,7 +114,7 @@ class BackwardCFunction(FunctionCtx, N.Node):
                                f"{n_args}, got {len(res)})")
         out = [None] * len(self._edges)
         for pos, slot in enumerate(self._input_slots):
-            if slot is None:
+            if slot is None or self._edges[slot] is None:
                 continue
             g = res[pos]
             if g is not None and not isinstance(g, Tensor):
@@ -198,11 +199,11 @@ def _wrap_outputs(ctx, args, out, recording):
                 outs[i] = o  # no history to attach: the input itself comes back
         _save(ctx, outs, recording=False)
         return tuple(outs) if is_tuple else outs[0]
-    edges, slots = [], []
+    edges, slots = [], []  # one edge per tensor argument, (None, 0) where it needs no gradient, as PyTorch
     for a in args:
-        if isinstance(a, Tensor) and a._requires_grad:
+        if isinstance(a, Tensor):
             slots.append(len(edges))
-            edges.append(N.gradient_edge(a))
+            edges.append(N.gradient_edge(a) if a._requires_grad else None)
         else:
             slots.append(None)
     ctx._edges = edges

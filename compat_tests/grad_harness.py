@@ -23,7 +23,13 @@ and a create_graph backward node depends on every saved input of its op (PyTorch
 reads), so a zero cotangent meeting an infinite derivative (`(log(x) * w).sum()` at x = 0) gives NaN where
 PyTorch has no such path.
 """
+import ast
 import dataclasses
+import functools
+import hashlib
+import linecache
+import re
+import types
 from typing import Any
 
 import numpy as np
@@ -32,7 +38,7 @@ import torch
 import torchshim
 from harness import Arg, cases_of, compare_errors, compare_values, run_both
 
-__all__ = ["Val", "grad_specs", "grad_fn_of", "check_grad", "record_grad_cases", "GRAD_DTYPES"]
+__all__ = ["Val", "grad_specs", "grad_fn_of", "check_grad", "record_grad_cases", "case_name", "GRAD_DTYPES"]
 
 GRAD_DTYPES = ("float64", "float32", "complex128", "complex64")
 
@@ -266,7 +272,12 @@ def check_grad(fn, specs=(), *, seed=0, rtol=None, atol=None, msg="exact", names
 # ---- record-driven cases ---------------------------------------------------------------------------------
 def record_grad_cases(records):
     """Per record, a few gradient cases (not the dtype cross product): float64 (else float32) first and last
-    sample, float32 last sample when float64 was tested, complex128 first sample where the op takes complex."""
+    sample, float32 last sample when float64 was tested, complex128 first sample where the op takes complex.
+
+    Case ids are stable names (`case_name`): the op, the dtype, a description of the sample and of the
+    record's `call`, never a position, so adding records or samples doesn't rename other cases
+    (test_gradients.py keys its known gaps by these names). Cases that nothing tells apart (identical records)
+    get `#2`, `#3`."""
     out = []
     for rec in records:
         dts = set(rec.dtypes)
@@ -284,13 +295,165 @@ def record_grad_cases(records):
             cases = cases_of([one])
             if not cases:
                 continue
-            c = cases[0] if which == "first" else cases[-1]
             if which == "last" and len(cases) == 1:
                 continue
+            samples = list(one.samples(dtype))
+            assert len(samples) == len(cases), f"{rec.name}: {len(cases)} cases for {len(samples)} samples"
+            k = 0 if which == "first" else -1
+            c = dataclasses.replace(cases[k], id=case_name(rec, dtype, *samples[k]))
             out.append(c)
     seen = {}
-    for c in out:  # several records of one op can give the same id
+    for c in out:
         seen[c.id] = seen.get(c.id, 0) + 1
         if seen[c.id] > 1:
             c.id = f"{c.id}#{seen[c.id]}"
     return out
+
+
+# ---- stable case names -----------------------------------------------------------------------------------
+_CALL_MAX = 60  # a longer call description is cut and completed by a digest of the whole
+
+
+def case_name(rec, dtype, specs, kw):
+    """`<op>-<dtype>-<inputs>[-<kwargs>][-{<call>}]`, e.g. `addmm-float32-2x4,2x3,3x4-{T.addmm(...)}`.
+
+    inputs: per spec its shape (`0d` for a 0-dim tensor), `:dtype` where it isn't the case's dtype,
+    `[low,high]` for a non-default range, `.nc` for a non-contiguous layout, `.<field>=<v>` for other
+    non-default fields (`Val`: `=<values>`); `Idx(...)`, `Mask(...)` and other inputs by name and fields;
+    lists, tuples and Python values as written. call: the source of the record's `call` (a lambda's body, a
+    function's name) with the values it closes over, from the source text (not line numbers or bytecode), so
+    it only changes when that call changes; one longer than _CALL_MAX is cut and ends in a digest."""
+    name = f"{rec.name}-{dtype}-{','.join(_spec_name(s, dtype) for s in specs) or '()'}"
+    if kw:
+        name += "-" + ",".join(f"{k}={_value_name(v)}" for k, v in kw.items())
+    if rec.call is not None:
+        call = _fn_name(rec.call)
+        if len(call) > _CALL_MAX:
+            call = call[:_CALL_MAX - 8] + "~" + hashlib.sha1(call.encode()).hexdigest()[:7]
+        name += "-{" + call + "}"
+    return name
+
+
+def _num(v):
+    return repr(v) if not isinstance(v, float) or not v.is_integer() else str(int(v))
+
+
+_ARG_FIELDS = ("shape", "dtype", "low", "high", "noncontig", "requires_grad", "values")
+
+
+def _spec_name(spec, dtype):
+    if isinstance(spec, list):
+        return "[" + ",".join(_spec_name(s, dtype) for s in spec) + "]"
+    if isinstance(spec, tuple):
+        return "(" + ",".join(_spec_name(s, dtype) for s in spec) + ")"
+    if not dataclasses.is_dataclass(spec) or isinstance(spec, type):
+        return _value_name(spec)
+    fields = {f.name: f for f in dataclasses.fields(spec)}
+
+    def changed(k):
+        f = fields[k]
+        v = getattr(spec, k)
+        return f.default is dataclasses.MISSING or type(v) is not type(f.default) or v != f.default
+    shape = getattr(spec, "shape", None)
+    shape_s = ("x".join(map(str, shape)) or "0d") if shape is not None else ""
+    if isinstance(spec, Arg):
+        if isinstance(spec, Val):
+            out = "=" + str(np.asarray(spec.values).tolist()).replace(" ", "")
+        else:
+            out = shape_s
+        if spec.dtype != dtype:
+            out += ":" + spec.dtype
+        if changed("low") or changed("high"):
+            out += f"[{_num(spec.low)},{_num(spec.high)}]"
+        if spec.noncontig:
+            out += ".nc"
+        for k in fields:
+            if k not in _ARG_FIELDS and changed(k):
+                v = getattr(spec, k)
+                out += f".{k}" if v is True else f".{k}={_value_name(v)}"
+        return out
+    rest = [f"{k}={_value_name(getattr(spec, k))}" for k in fields if k != "shape" and changed(k)]
+    return f"{type(spec).__name__}({','.join(([shape_s] if shape is not None else []) + rest)})"
+
+
+def _value_name(v, depth=0):
+    if isinstance(v, (types.FunctionType, functools.partial)):
+        return _fn_name(v, depth)
+    if isinstance(v, float):
+        return _num(v)
+    if isinstance(v, (str, int, complex, bool, type(None))):
+        return repr(v)
+    if isinstance(v, (tuple, list)):
+        inner = ",".join(_value_name(x, depth) for x in v)
+        return f"({inner})" if isinstance(v, tuple) else f"[{inner}]"
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{k}:{_value_name(x, depth)}" for k, x in v.items()) + "}"
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return _spec_name(v, None)
+    if isinstance(v, (torch.dtype, torchshim.dtype)):
+        return str(v).rsplit(".", 1)[-1]
+    return getattr(v, "__name__", type(v).__name__)
+
+
+def _fn_name(fn, depth=0):
+    """A function's source (a lambda's body, else its qualified name) and the values it closes over."""
+    if isinstance(fn, functools.partial):
+        args = [_value_name(a, depth + 1) for a in fn.args] + \
+            [f"{k}={_value_name(a, depth + 1)}" for k, a in fn.keywords.items()]
+        return f"partial({_fn_name(fn.func, depth + 1)},{','.join(args)})"
+    if not isinstance(fn, types.FunctionType):
+        return getattr(fn, "__name__", type(fn).__name__)
+    code = fn.__code__
+    text = _lambda_source(code) if fn.__name__ == "<lambda>" else None
+    text = text or fn.__qualname__.replace(".<locals>", "")
+    if depth > 4:
+        return text
+    binds = {}
+    if fn.__defaults__:
+        params = code.co_varnames[:code.co_argcount]
+        binds.update(zip(params[len(params) - len(fn.__defaults__):], fn.__defaults__))
+    binds.update(fn.__kwdefaults__ or {})
+    for var, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            binds[var] = cell.cell_contents
+        except ValueError:  # an empty cell
+            pass
+    if binds:
+        text += "{" + ";".join(f"{k}={_value_name(v, depth + 1)}" for k, v in binds.items()) + "}"
+    return text
+
+
+_SOURCES = {}
+
+
+def _lambda_source(code):
+    """The source text of a lambda's body (whitespace squeezed), found by the columns its bytecode covers;
+    None where the source isn't available."""
+    fname = code.co_filename
+    if fname not in _SOURCES:
+        text = "".join(linecache.getlines(fname))
+        try:
+            tree = ast.parse(text) if text else None
+        except SyntaxError:
+            tree = None
+        lambdas = {}
+        for n in ast.walk(tree) if tree is not None else ():
+            if isinstance(n, ast.Lambda):
+                lambdas.setdefault(n.lineno, []).append(n)
+        _SOURCES[fname] = ([ln.encode() for ln in text.splitlines(keepends=True)], lambdas)
+    lines, lambdas = _SOURCES[fname]
+    pos = [p for p in code.co_positions() if None not in p and (p[0], p[2]) != (p[1], p[3])]
+    if not pos:
+        return None
+    start, end = min((p[0], p[2]) for p in pos), max((p[1], p[3]) for p in pos)
+    found = [b for b in (n.body for n in lambdas.get(code.co_firstlineno, ()))
+             if (b.lineno, b.col_offset) <= start and end <= (b.end_lineno, b.end_col_offset)]
+    if not found:
+        return None
+    body = min(found, key=lambda b: (b.end_lineno - b.lineno, b.end_col_offset - b.col_offset))
+    first, last = body.lineno - 1, body.end_lineno - 1  # ast columns are utf-8 byte offsets
+    seg = lines[first:last + 1]
+    seg = [seg[0][body.col_offset:]] if first == last else [seg[0][body.col_offset:], *seg[1:-1], seg[-1]]
+    seg[-1] = seg[-1][:body.end_col_offset - (body.col_offset if first == last else 0)]
+    src = " ".join(b"".join(seg).decode().split())
+    return re.sub(r" ?([,:=()\[\]{}]) ?", r"\1", src)

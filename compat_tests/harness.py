@@ -237,7 +237,9 @@ def compare_values(ref, got, rtol=None, atol=None, path="result", check_stride=F
         if isinstance(ref, float) and np.isnan(ref):
             assert np.isnan(got), f"{path}: {ref} vs {got}"
         else:
-            np.testing.assert_allclose(got, ref, rtol=rtol or 1.3e-6, atol=atol or 1e-5, err_msg=path)
+            # an explicit 0 stays 0 (exact): only None means the default
+            np.testing.assert_allclose(got, ref, rtol=1.3e-6 if rtol is None else rtol,
+                                       atol=1e-5 if atol is None else atol, err_msg=path)
         return
     raise AssertionError(f"{path}: don't know how to compare {type(ref).__name__}")
 

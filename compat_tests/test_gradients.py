@@ -2,9 +2,16 @@
 
 Per record a few cases (grad_harness.record_grad_cases): float64 (else float32) first and last sample, a
 float32 sample and a complex sample where the op takes complex. A case whose call differs from PyTorch even
-without gradients is a test_ops failure: it is skipped here, not counted twice. Known gaps in code owned
-elsewhere are xfailed in XFAIL (case id -> reason).
+without gradients is a test_ops failure: it is skipped here, not counted twice.
+
+Known gaps in code owned elsewhere are listed in GAPS, keyed by the case's stable name (op, dtype, sample and
+record call: grad_harness.case_name), each with its reason and a fragment of the failure it produces. Like
+records/views.py `gap()`, a gap case xfails while it fails with that message, fails when it fails otherwise (a
+new failure is not hidden by the gap), and fails when it passes ("gap fixed"), as a strict xfail;
+test_gap_names_are_cases fails when a name no longer names a case.
 """
+import dataclasses
+
 import pytest
 
 from grad_harness import ForwardMismatch, V, check_grad, record_grad_cases
@@ -13,12 +20,30 @@ from records import all_records
 
 CASES = record_grad_cases(all_records())
 
-# case id -> reason: gaps outside ops/pointwise.py, reduction.py, sorting.py, indexing.py (see the report).
-# Not strict: ids shift when records are added; a fixed gap shows up as XPASS (pytest -rX).
+
+@dataclasses.dataclass(frozen=True)
+class Gap:
+    reason: str
+    match: str  # a fragment of the assertion message the gap gives: any other failure is a failure
+
+
+def gap(reason, match, *names):
+    """[(name, Gap)] for cases of one known gap (names are case ids, see grad_harness.case_name)."""
+    return [(n, Gap(reason, match)) for n in names]
+
+
+def _gaps(*groups):
+    pairs = [p for g in groups for p in g]
+    names = [n for n, _ in pairs]
+    assert len(set(names)) == len(names), "a case is listed twice in GAPS"
+    return dict(pairs)
+
+
 _OUT = ("out= with an input requiring grad: PyTorch first raises '<op>(): functions with out=... arguments "
         "don't support automatic differentiation'; this op's own out= path (ops/linalg.py, movement.py, "
         "views.py, copy.py, random.py) checks out's dtype/shape first or does not raise (kron/outer: PyTorch"
-        " names mul())")
+        " names mul(), take_along_dim: gather(), slogdet: _linalg_slogdet())")
+_OUT_MSG = "functions with out=... arguments don't support automatic differentiation"
 _LEAF = ("in-place op on a leaf requiring grad: PyTorch raises 'a leaf Variable that requires grad is being "
          "used in an in-place operation.' before the op's own checks; the shape checks of ops/linalg.py "
          "(addmm_, addmv_, baddbmm_) and movement.py (tril_, triu_) run first in torchshim")
@@ -29,12 +54,6 @@ _SHAPE_ARG = ("an argument used for its shape/dtype only (expand_as/reshape_as/v
               "PyTorch doesn't differentiate it (gradient None; a float16 `other` doesn't make the result "
               "require grad); autograd/_ops.py differentiable() makes every tensor argument an input of the "
               "node (lead)")
-_VIEW_INPLACE = ("in-place write through a view of a tensor requiring grad (records/views.py _thru/_into): "
-                 "the rebased history gives a wrongly shaped gradient ('invalid gradient at index 0') or "
-                 "other views' requires_grad differs (autograd/_inplace.py, lead)")
-_AS_STRIDED = ("as_strided of a non-contiguous or offset input: its (size, stride, offset) index the "
-               "storage, but the pullback re-runs the op on the input's values as a fresh contiguous array, "
-               "so the gradient lands on other elements (ops/views.py as_strided / autograd pullback design)")
 _VIEW_DTYPE = ("Tensor.view(dtype) to another element size is not differentiable in PyTorch (its result "
                "doesn't require grad); torchshim records ViewBackward0 (ops/views.py, copy.py view_dtype)")
 _RANDOM = ("bernoulli/normal/poisson of inputs requiring grad: PyTorch's results require grad "
@@ -59,74 +78,120 @@ _SCATTER_REDUCE_ALIAS = ("scatter_reduce(reduce='min'/'max') (accepted aliases i
 _CDIST = ("cdist has no double backward in PyTorch (NotImplementedError: the derivative for "
           "'_cdist_backward'); torchshim differentiates twice (ops/linalg.py; a raising rule would be "
           "needed, lead)")
-_F32_ASIN = ("float32 second derivative near |x| = 1 (x = -0.9945): 1 - x*x cancels ~7 bits and XLA "
-             "contracts x*x into an FMA while PyTorch rounds twice, a 2e-6..4e-6 relative difference on one "
-             "element (float64 cases and first order agree)")
+_F32_ASIN = ("float32 second derivative near |x| = 1 (one element, x = -0.9945 for asin/acos): 1 - x*x "
+             "(x*x - 1 for acosh) cancels ~7 bits and XLA contracts x*x into an FMA while PyTorch rounds "
+             "twice, a 2e-6..4e-6 relative difference (7e-5..1.2e-4 absolute) on one element; float64 cases "
+             "and first order agree")
 
-XFAIL = {
-    **dict.fromkeys([
-        'addbmm-float32-0#3', 'addmm-float32-0#3', 'addmv-float32-0#3', 'baddbmm-float32-0#3',
-        'cat-float32-0#11', 'cat-float32-0#12', 'complex-float32-0#4', 'complex-float32-0#5',
-        'cross-float32-0', 'dot-float32-0#2', 'inverse-float32-0#2', 'kron-float32-0#2', 'matmul-float32-0#4',
-        'matmul-float32-2', 'matrix_power-float32-0#2', 'mm-float32-0#2', 'normal-float32-7-out=float64',
-        'normal-float64-7-out=float64', 'outer-float32-0#3', 'slogdet-float32-0#3', 'stack-float32-0#5',
-        'take_along_dim-float32-0', 'tril-float32-0#2', 'triu-float32-0#2',
-    ], _OUT),
-    **dict.fromkeys([
-        'addmm-float32-0#2', 'addmv-float32-0#2', 'baddbmm-float32-0#2', 'tril-float32-0#4',
-        'triu-float32-0#4',
-    ], _LEAF),
-    **dict.fromkeys([
-        'chunk-float32-0#4', 'chunk-float32-0#5', 'chunk-float32-1', 'chunk-float32-1#2', 'split-float32-0#4',
-        'split-float32-0#5', 'split-float32-2', 'split-float32-2#2', 'split_with_sizes-float32-0#4',
-        'split_with_sizes-float32-0#5', 'split_with_sizes-float32-1', 'split_with_sizes-float32-1#2',
-        'unbind-float32-0#4', 'unbind-float32-0#5', 'unbind-float32-1', 'unbind-float32-1#2',
-    ], _MULTIVIEW),
-    **dict.fromkeys([
-        'expand_as-complex64-0', 'expand_as-float32-0', 'expand_as-float32-1#2', 'reshape_as-complex64-0',
-        'reshape_as-float32-0', 'reshape_as-float32-0#3', 'reshape_as-float32-1', 'reshape_as-float32-1#2',
-        'type_as-float32-2', 'type_as-float32-2#2', 'type_as-float32-6', 'view_as-complex64-0',
-        'view_as-float32-0', 'view_as-float32-0#3',
-    ], _SHAPE_ARG),
-    **dict.fromkeys([
-        'view-float32-0#7',
-    ], _VIEW_DTYPE),
-    **dict.fromkeys([
-        'bernoulli-float32-2', 'bernoulli-float32-3', 'bernoulli-float64-0', 'bernoulli-float64-0-p=0.3',
-        'bernoulli-float64-2', 'bernoulli-float64-3', 'normal-float32-7', 'normal-float64-0',
-        'poisson-float32-2-generator=1', 'poisson-float64-0', 'poisson-float64-2-generator=1',
-    ], _RANDOM),
-    **dict.fromkeys([
-        'cumsum-float32-0-dim=1', 'index_fill-float32-9', 'sum-float32-2-dim=0,keepdim=True,dtype=int8',
-    ], _AUTOGRAD_DTYPE),
-    **dict.fromkeys([
-        'floor_divide-float32-8', 'floor_divide-float64-0', 'floor_divide-float64-8',
-    ], _FLOOR_DIVIDE),
-    **dict.fromkeys([
-        'scatter-float32-0-reduce=add', 'scatter-float32-3-reduce=multiply',
-    ], _SCATTER_REDUCE_ARG),
-    **dict.fromkeys([
-        'scatter-complex128-0', 'scatter-float32-6', 'scatter-float64-0', 'scatter-float64-6',
-    ], _SCATTER_TORCH_BUG),
-    **dict.fromkeys([
-        'scatter_reduce-float32-11', 'scatter_reduce-float64-11',
-    ], _SCATTER_REDUCE_ALIAS),
-    **dict.fromkeys([
-        'cdist-float32-9', 'cdist-float64-0', 'cdist-float64-9',
-    ], _CDIST),
-    **dict.fromkeys([
-        'acos-float32-4', 'acosh-float32-4', 'asin-float32-4',
-    ], _F32_ASIN),
-}
+_THRU = "{_thru.f{call=getattr(T,name)(*a,**kw){name='%s'}}}"
+_INTO = "{_into.f{call=getattr(T,name)(*a,**kw){name='%s'}}}"
+_SPLIT_THRU = "{_thru.f{call=getattr(T,name)(*a,**kw){name='split_wi~e0c72d4}"
+_SPLIT_INTO = "{_into.f{call=getattr(T,name)(*a,**kw){name='split_wi~8be3742}"
+_METHOD = "{getattr(x,name)(*a,**kw){name='%s'}}"
+_METHOD_THRU = "{_thru.f{call=getattr(x,name)(*a,**kw){name='%s'}}}"
+_METHOD_INTO = "{_into.f{call=getattr(x,name)(*a,**kw){name='%s'}}}"
+_RANDOM_CALL = "{_meta(getattr(T,name)(*xs,**_lib_kw(T,kw)),lo,hi,clo~%s}"
+
+GAPS = _gaps(
+    gap(_OUT, _OUT_MSG,
+        "addbmm-float32-2x4,5x2x3,5x3x4-{getattr(T,n)(x,a,b,out=T.empty(0,dtype=T.float64)){n~7bb7c1e}",
+        "addmm-float32-2x4,2x3,3x4-{getattr(T,n)(x,a,b,out=T.empty(0,dtype=T.float64)){n~c0d3fb5}",
+        "addmv-float32-2,2x3,3-{getattr(T,n)(x,a,b,out=T.empty(0,dtype=T.float64)){n~9c7102a}",
+        "baddbmm-float32-5x2x4,5x2x3,5x3x4-{getattr(T,n)(x,a,b,out=T.empty(0,dtype=T.float64)){n~b1dae7a}",
+        "cat-float32-2x2,3x3-{f(T,*xs){f=T.cat([a,a],out=T.empty(0,dtype=T.int64))}}",
+        "cat-float32-2x2,3x3-{f(T,*xs){f=T.cat([a,a],out=T.empty(0,dtype=T.float64))}}",
+        "complex-float32-3,3-{T.complex(a,b,out=T.empty(0,dtype=T.complex128))}",
+        "complex-float32-3,3-{T.complex(a,b,out=T.empty(0,dtype=T.float32))}",
+        "cross-float32-3,3-{T.cross(a,b,dim=0,out=T.empty(0,dtype=T.int64))}",
+        "dot-float32-3,3-{T.dot(a,b,out=T.empty(0,dtype=T.float64))}",
+        "inverse-float32-3x3-{T.inverse(x,out=T.empty(0,dtype=T.float64))}",
+        "kron-float32-2x3,2-{T.kron(a,b,out=T.empty(0,dtype=T.int64))}",
+        "matmul-float32-2x3,3x4-{T.matmul(a,b,out=T.empty(0,dtype=T.float64))}",
+        "matmul-float32-2x2x3,2x3x4-{T.matmul(a,b,out=T.empty(0,dtype=T.float64))}",
+        "matrix_power-float32-3x3-{T.matrix_power(x,2,out=T.empty(0,dtype=T.float64))}",
+        "mm-float32-2x3,3x4-{T.mm(a,b,out=T.empty(0,dtype=T.float64))}",
+        "normal-float32-3,3[0,1]-out='float64'-" + _RANDOM_CALL % "95898fa",
+        "normal-float64-3,3[0,1]-out='float64'-" + _RANDOM_CALL % "95898fa",
+        "outer-float32-2,3-{T.outer(a,b,out=T.empty(0,dtype=T.int64))}",
+        "slogdet-float32-3x3-{T.slogdet(x,out=(T.empty(0,dtype=T.float64),T.empty(~b19c097}",
+        "stack-float32-2,3-{f(T,*xs){f=T.stack([a,a],out=T.empty(0,dtype=T.int64))}}",
+        "take_along_dim-float32-2x3,Idx(2x2,high=3)-{T.take_along_dim(x,i,1,out=T.empty(0,dtype=T.float64))}",
+        "tril-float32-3x3-{getattr(T,n)(x,out=T.empty(0,dtype=T.float64)){n='tril'}}",
+        "triu-float32-3x3-{getattr(T,n)(x,out=T.empty(0,dtype=T.float64)){n='triu'}}"),
+    gap(_LEAF, "a leaf Variable that requires grad is being used in an in-place operation",
+        "addmm-float32-4,2x3,3x4-{getattr(x,n + \"_\")(a,b){n='addmm'}}",
+        "addmv-float32-0d,2x3,3-{getattr(x,n + \"_\")(a,b){n='addmv'}}",
+        "baddbmm-float32-2x4,5x2x3,5x3x4-{getattr(x,n + \"_\")(a,b){n='baddbmm'}}",
+        "tril-float32-3-{getattr(x,n + \"_\")(){n='tril'}}",
+        "triu-float32-3-{getattr(x,n + \"_\")(){n='triu'}}"),
+    gap(_MULTIVIEW, "This view is the output of a function that returns multiple views",
+        "chunk-float32-5x4,3-" + _THRU % "chunk", "chunk-float32-5x4,3-" + _INTO % "chunk",
+        "chunk-float32-4x6.nc,4,1-" + _THRU % "chunk", "chunk-float32-4x6.nc,4,1-" + _INTO % "chunk",
+        "split-float32-5x4,2-" + _THRU % "split", "split-float32-5x4,2-" + _INTO % "split",
+        "split-float32-5x4,[0,5]-" + _THRU % "split", "split-float32-5x4,[0,5]-" + _INTO % "split",
+        "split_with_sizes-float32-5x4,[2,3]-" + _SPLIT_THRU,
+        "split_with_sizes-float32-5x4,[2,3]-" + _SPLIT_INTO,
+        "split_with_sizes-float32-4x6.nc,[1,5],1-" + _SPLIT_THRU,
+        "split_with_sizes-float32-4x6.nc,[1,5],1-" + _SPLIT_INTO,
+        "unbind-float32-2x3x4,1-" + _THRU % "unbind", "unbind-float32-2x3x4,1-" + _INTO % "unbind",
+        "unbind-float32-4x6.nc-" + _THRU % "unbind", "unbind-float32-4x6.nc-" + _INTO % "unbind"),
+    gap(_SHAPE_ARG, "first-order: unused inputs (None) differ: torch [False, True]",
+        "expand_as-complex64-3x1,3x4:float32-" + _METHOD % "expand_as",
+        "expand_as-float32-3x1,3x4-" + _METHOD % "expand_as",
+        "expand_as-float32-3x4,3x4-" + _METHOD_THRU % "expand_as",
+        "reshape_as-complex64-2x3x4,4x6:float32-" + _METHOD % "reshape_as",
+        "reshape_as-float32-2x3x4,4x6-" + _METHOD % "reshape_as",
+        "reshape_as-float32-2x3x4,4x6-" + _METHOD_THRU % "reshape_as",
+        "reshape_as-float32-4x6.nc,24-" + _METHOD_THRU % "reshape_as",
+        "reshape_as-float32-4x6.nc,24-" + _METHOD_INTO % "reshape_as",
+        "type_as-float32-3x4,2:float64-" + _METHOD_THRU % "type_as",
+        "type_as-float32-3x4,2:float64-" + _METHOD_INTO % "type_as",
+        "view_as-complex64-2x3x4,4x6:float32-" + _METHOD % "view_as",
+        "view_as-float32-2x3x4,4x6-" + _METHOD % "view_as",
+        "view_as-float32-2x3x4,4x6-" + _METHOD_THRU % "view_as"),
+    gap(_SHAPE_ARG, "forward: requires_grad False vs True",
+        "type_as-float32-0x3,1:float16-" + _METHOD % "type_as"),
+    gap(_VIEW_DTYPE, "forward: requires_grad False vs True",
+        "view-float32-2x4-{x.view(dtype=T.float64)}"),
+    gap(_RANDOM, "forward[2]: True vs False",
+        "bernoulli-float32-4,1-" + _RANDOM_CALL % "09adf56",
+        "bernoulli-float32-0d[0,1]-" + _RANDOM_CALL % "09adf56",
+        "bernoulli-float64-4x5[0,1]-" + _RANDOM_CALL % "09adf56",
+        "bernoulli-float64-4x5-p=0.3-" + _RANDOM_CALL % "09adf56",
+        "bernoulli-float64-4,1-" + _RANDOM_CALL % "09adf56",
+        "bernoulli-float64-0d[0,1]-" + _RANDOM_CALL % "09adf56",
+        "normal-float32-3:float64,3[0,1]-" + _RANDOM_CALL % "95898fa",
+        "normal-float64-3x4,3x4[0,2]-" + _RANDOM_CALL % "95898fa",
+        "poisson-float32-3[1,2]-generator=1-" + _RANDOM_CALL % "6b6a10f",
+        "poisson-float64-4x5[0,6]-" + _RANDOM_CALL % "6b6a10f",
+        "poisson-float64-3[1,2]-generator=1-" + _RANDOM_CALL % "6b6a10f"),
+    gap(_AUTOGRAD_DTYPE, "Autograd not support dtype",
+        "cumsum-float32-3x4-dim=1-{(T.cumsum(x,dtype=T.float64,**kw),T.cumsum(x,dtype=T~a6c0392}",
+        "index_fill-float32-3x4:int64,1,Idx(2,high=4),0d",
+        "sum-float32-3x4[0,9]-dim=0,keepdim=True,dtype='int8'-{_with_dtype.f{dtype=None;name='sum'}}"),
+    gap(_FLOOR_DIVIDE, "derivative for aten::floor_divide is not implemented",
+        "floor_divide-float32-3x4[-9,9],2.5",
+        "floor_divide-float64-3x4[-9,9],3x4[1,4]",
+        "floor_divide-float64-3x4[-9,9],2.5"),
+    gap(_SCATTER_REDUCE_ARG, "derivative for aten::scatter is not implemented",
+        "scatter-float32-3x4,0,Idx(5x4,high=3),5x4[1,2]-reduce='add'",
+        "scatter-float32-3x4,1,Idx(3x6,high=4),2-reduce='multiply'"),
+    gap(_SCATTER_TORCH_BUG, "ScatterBackward0 returned an invalid gradient at index 1",
+        "scatter-complex128-3x4,0,UIdx(2x4,high=3),3x4",
+        "scatter-float32-3x4,0,UIdx(2x4,high=3,dtype='int32'),3x4",
+        "scatter-float64-3x4,0,UIdx(2x4,high=3),3x4",
+        "scatter-float64-3x4,0,UIdx(2x4,high=3,dtype='int32'),3x4"),
+    gap(_SCATTER_REDUCE_ALIAS, "Expected 'reduce' to be one of",
+        "scatter_reduce-float32-3x4,1,Idx(3x5,high=4),3x5,'min'",
+        "scatter_reduce-float64-3x4,1,Idx(3x5,high=4),3x5,'min'"),
+    gap(_CDIST, "the derivative for '_cdist_backward' is not implemented",
+        "cdist-float32-0x3,5x3", "cdist-float64-4x3,5x3", "cdist-float64-0x3,5x3"),
+    gap(_F32_ASIN, "second-order grad[0]: Tensor-likes are not close",
+        "acos-float32-2x3x4[-1,1].nc", "acosh-float32-2x3x4[1,5].nc", "asin-float32-2x3x4[-1,1].nc"),
+)
 
 
-def _param(c):
-    marks = [pytest.mark.xfail(reason=XFAIL[c.id], strict=False)] if c.id in XFAIL else []
-    return pytest.param(c, id=c.id, marks=marks)
-
-
-@pytest.mark.parametrize("case", [_param(c) for c in CASES])
-def test_gradient(case):
+def _check(case):
     try:
         check_grad(case.fn, case.specs, rtol=case.rtol, atol=case.atol, msg=case.msg)
     except ForwardMismatch:
@@ -135,6 +200,26 @@ def test_gradient(case):
         except AssertionError:
             pytest.skip("the call differs from PyTorch without gradients too (a test_ops failure)")
         raise
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_gradient(case):
+    known = GAPS.get(case.id)
+    if known is None:
+        _check(case)
+        return
+    try:
+        _check(case)
+    except AssertionError as e:
+        if known.match not in str(e):
+            raise AssertionError(f"fails otherwise than its known gap ({known.match!r}): {e}") from e
+        pytest.xfail(known.reason)
+    pytest.fail(f"known gap is fixed, remove it from GAPS: {known.reason}")
+
+
+def test_gap_names_are_cases():
+    """Every GAPS name names a case (a renamed or removed case must not leave its gap behind)."""
+    assert sorted(set(GAPS) - {c.id for c in CASES}) == []
 
 
 # ---- engine behaviour the per-op cases avoid on purpose (grad_harness.py ENGINE_NOTES) --------------------------

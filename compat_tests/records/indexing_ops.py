@@ -222,6 +222,12 @@ def _nonzero_out(T, x, dtype):
     return out
 
 
+def _scatter_add(d):
+    return [((Arg((3, 4), d), 0, Idx((5, 4), 3), Arg((5, 4), d)), {}),
+            ((Arg((2, 3, 4), d, noncontig=True), 2, Idx((2, 2, 6), 4), Arg((2, 3, 6), d)), {}),
+            ((Arg((), d), 0, Idx((), 1), Arg((), d)), {})]
+
+
 RECORDS = [
     OpRecord("index_select", _idx_select, ALL, out=True),
     OpRecord("index_select", _IDX_SELECT_ERR, F, method=False),
@@ -238,10 +244,10 @@ RECORDS = [
     OpRecord("scatter", _s(((Arg((3, 4)), 0, Idx((2, 4), 3), Arg((3, 4))), {"reduce": "sum"}),
                            ((Arg((3, 4)), 0, Idx((2, 4), 3), 1.0), {"reduce": "mean"})), F),
     OpRecord("scatter", _s(((Arg((3,)), 0, Idx((2,), 3), 5.0), {})), F, call=lambda T, x, d, i, v: T.scatter(x, d, i, value=v)),
-    OpRecord("scatter_add", lambda d: [((Arg((3, 4), d), 0, Idx((5, 4), 3), Arg((5, 4), d)), {}),
-                                       ((Arg((2, 3, 4), d, noncontig=True), 2, Idx((2, 2, 6), 4), Arg((2, 3, 6), d)), {}),
-                                       ((Arg((), d), 0, Idx((), 1), Arg((), d)), {})],
-             NUMERIC + ("bool", "float16"), inplace=True, out=True, rtol=1e-2, atol=1e-2),
+    OpRecord("scatter_add", _scatter_add, NUMERIC + ("bool",), inplace=True, out=True),
+    # float16: where several sources land on one element the sum rounds differently from PyTorch's (one
+    # element of the 3-d sample differs by 2.4e-4, over the default float16 tolerance)
+    OpRecord("scatter_add", _scatter_add, ("float16",), inplace=True, out=True, rtol=1e-2, atol=1e-2),
     OpRecord("scatter_add", _s(((Arg((3, 4)), 0, Idx((2, 4), 6, 3), Arg((3, 4))), {}),
                                ((Arg((3, 4)), 0, Idx((2, 4), 3), Arg((3, 4), "float64")), {}),
                                ((Arg((3, 4)), 0, Idx((2, 4), 3, dtype="int16"), Arg((3, 4))), {}),

@@ -116,7 +116,8 @@ def _jax_mlp_step(jit):
 # ---- Hessian-vector product -------------------------------------------------------------------------------
 def _hvp_data():
     rng = np.random.default_rng(1)
-    return (rng.standard_normal((256, 256)).astype(np.float32) / 16, rng.standard_normal(256).astype(np.float32),
+    return (rng.standard_normal((256, 256)).astype(np.float32) / 16,
+            rng.standard_normal(256).astype(np.float32),
             rng.standard_normal(256).astype(np.float32))
 
 
@@ -146,7 +147,8 @@ def _jax_hvp(jit):
 def _gp_data():
     rng = np.random.default_rng(2)
     return ([rng.standard_normal(s).astype(np.float32) * 0.1 for s in ((128, 256), (256,), (256, 1), (1,))],
-            rng.standard_normal((64, 128)).astype(np.float32), rng.standard_normal((64, 128)).astype(np.float32),
+            rng.standard_normal((64, 128)).astype(np.float32),
+            rng.standard_normal((64, 128)).astype(np.float32),
             rng.random((64, 1)).astype(np.float32))
 
 
@@ -255,8 +257,9 @@ def main(argv=None):
               f"{r['torchshim_over_jax_eager']:13.2f}")
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
-        json.dump({"jax": jax.__version__, "torch": getattr(torch, "__version__", None), "device": args.device,
-                   "jax_backend": jax.default_backend(), "cpus": os.cpu_count(), "cases": rows}, f, indent=1)
+        json.dump({"jax": jax.__version__, "torch": getattr(torch, "__version__", None),
+                   "device": args.device, "jax_backend": jax.default_backend(), "cpus": os.cpu_count(),
+                   "cases": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ The same PyTorch code runs on torch and torchshim (`import torchshim as torch`);
 hand (lax.conv_general_dilated / lax.scan). Each case is warmed up, then timed as the median over `--batches`
 batches of `--iters` calls (ms per step); JAX and torchshim block on their results, PyTorch synchronizes on
 CUDA. Writes bench/results/nn_step.json.
-Run: `nox -s bench -- nn_step` or `python bench/nn_step.py [--iters N --batches N --warmup N --device cpu|cuda]`.
+Run: `nox -s bench -- nn_step` or
+`python bench/nn_step.py [--iters N --batches N --warmup N --device cpu|cuda]`.
 """
 import argparse
 import json
@@ -43,7 +44,7 @@ def _rng(seed):
     return np.random.default_rng(seed)
 
 
-# ---- CNN ----------------------------------------------------------------------------------------------------
+# ---- CNN ---------------------------------------------------------------------------------------------------
 def _cnn_data():
     r = _rng(0)
     x = r.standard_normal((64, 3, 32, 32)).astype(np.float32)
@@ -129,13 +130,14 @@ def _jax_cnn(jit):
     return step
 
 
-# ---- LSTM ---------------------------------------------------------------------------------------------------
+# ---- LSTM --------------------------------------------------------------------------------------------------
 SEQ, BATCH, NIN, NH = 32, 32, 128, 256
 
 
 def _lstm_data():
     r = _rng(2)
-    return r.standard_normal((SEQ, BATCH, NIN)).astype(np.float32), r.standard_normal((BATCH, 1)).astype(np.float32)
+    return (r.standard_normal((SEQ, BATCH, NIN)).astype(np.float32),
+            r.standard_normal((BATCH, 1)).astype(np.float32))
 
 
 def _lib_lstm(T):
@@ -230,8 +232,9 @@ def main(argv=None):
         print(f"torchshim failed {k}: {e[:300]}")
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
-        json.dump({"jax": jax.__version__, "torch": getattr(torch, "__version__", None), "device": args.device,
-                   "jax_backend": jax.default_backend(), "cpus": os.cpu_count(), "cases": rows, "errors": errors},
+        json.dump({"jax": jax.__version__, "torch": getattr(torch, "__version__", None),
+                   "device": args.device, "jax_backend": jax.default_backend(), "cpus": os.cpu_count(),
+                   "cases": rows, "errors": errors},
                   f, indent=1)
 
 

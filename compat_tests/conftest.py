@@ -56,10 +56,11 @@ def _trim(path, max_bytes):
 
 
 def _atomic_cache_writes():
-    """jax's file cache writes an entry in place (`Path.write_bytes`) and a reader checks `exists()` first, so a
-    second xdist worker can read a half-written executable, which segfaults when deserialised (seen here). Write
-    each entry to a temporary file and rename it into place, so readers see no file or the whole file. This
-    patches jax's (private) LRUCache.put in the test process only; skipped if that class looks different."""
+    """jax's file cache writes an entry in place (`Path.write_bytes`) and a reader checks `exists()` first, so
+    a second xdist worker can read a half-written executable, which segfaults when deserialised (seen here).
+    Write each entry to a temporary file and rename it into place, so readers see no file or the whole file.
+    This patches jax's (private) LRUCache.put in the test process only; skipped if that class looks
+    different."""
     try:
         from jax._src import lru_cache
     except ImportError:

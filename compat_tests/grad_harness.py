@@ -187,7 +187,8 @@ def run_grad(fn, specs, seed=0):
 # ---- comparing -----------------------------------------------------------------------------------------
 def _plain(x):
     """A detached copy; torch's ZeroTensor (sgn's gradient, ...) as ordinary zeros, a sparse gradient
-    (gather(sparse_grad=True)) as dense: torchshim has dense gradients only (documented), values must agree."""
+    (gather(sparse_grad=True)) as dense: torchshim has dense gradients only (documented), values must
+    agree."""
     if isinstance(x, torch.Tensor):
         if x._is_zerotensor():
             return torch.zeros(x.shape, dtype=x.dtype)
@@ -229,11 +230,11 @@ def check_forward(ref, got, rtol=None, atol=None, msg="exact"):
     try:
         if ref.error is not None or got.error is not None:
             if ref.error is None:
-                raise AssertionError(f"torchshim raised {type(got.error).__name__}: {got.error}; torch returned "
-                                     f"{ref.value.value!r}") from got.error
+                raise AssertionError(f"torchshim raised {type(got.error).__name__}: {got.error}; torch "
+                                     f"returned {ref.value.value!r}") from got.error
             if got.error is None:
-                raise AssertionError(f"torch raised {type(ref.error).__name__}: {ref.error}; torchshim returned "
-                                     f"{got.value.value!r}")
+                raise AssertionError(f"torch raised {type(ref.error).__name__}: {ref.error}; torchshim "
+                                     f"returned {got.value.value!r}")
             compare_errors(ref.error, got.error, msg)
             return False
         compare_values(ref.value.value, got.value.value, rtol, atol, path="forward")

@@ -218,7 +218,8 @@ def compare_values(ref, got, rtol=None, atol=None, path="result", check_stride=F
         assert isinstance(got, (tuple, list)), f"{path}: expected a sequence, got {type(got).__name__}"
         assert len(ref) == len(got), f"{path}: length {len(ref)} vs {len(got)}"
         if hasattr(ref, "_fields"):
-            assert getattr(got, "_fields", None) == ref._fields, f"{path}: namedtuple fields {ref._fields} vs " \
+            assert getattr(got, "_fields",
+                           None) == ref._fields, f"{path}: namedtuple fields {ref._fields} vs " \
                                                                  f"{getattr(got, '_fields', None)}"
         for i, (a, b) in enumerate(zip(ref, got)):
             compare_values(a, b, rtol, atol, f"{path}[{i}]", check_stride)
@@ -345,7 +346,8 @@ def _out(rec, kw):
     return f
 
 
-# ---- standard samples ---------------------------------------------------------------------------------------
+# ---- standard samples
+# ---------------------------------------------------------------------------------------
 def unary_samples(low=-3.0, high=3.0):
     """0-dim, empty, 1-d, 2-d, 3-d non-contiguous."""
     def samples(dtype):
@@ -355,12 +357,14 @@ def unary_samples(low=-3.0, high=3.0):
 
 
 def binary_samples(low=-3.0, high=3.0, rhs_low=None, rhs_high=None, scalars=(2,)):
-    """Same shapes, broadcasting, 0-dim with n-dim, empty, non-contiguous, and Python scalar right operands."""
+    """Same shapes, broadcasting, 0-dim with n-dim, empty, non-contiguous, and Python scalar right
+    operands."""
     rlo = low if rhs_low is None else rhs_low
     rhi = high if rhs_high is None else rhs_high
 
     def samples(dtype):
-        pairs = (((3, 4), (3, 4), False), ((3, 4), (4,), False), ((), (3,), False), ((2, 1, 4), (3, 1), False),
+        pairs = (((3, 4), (3, 4), False), ((3, 4), (4,), False), ((), (3,), False),
+                 ((2, 1, 4), (3, 1), False),
                  ((0, 3), (3,), False), ((4, 3), (4, 3), True))
         for a, b, nc in pairs:
             yield (Arg(a, dtype, low, high, noncontig=nc), Arg(b, dtype, rlo, rhi, noncontig=nc)), {}

@@ -45,21 +45,27 @@ def test_requires_grad_propagation_and_leaves():
 
 
 @pytest.mark.parametrize("op", ["add", "mul", "sub", "div", "matmul_mm", "matmul_mv", "matmul_dot", "sum",
-                                "sum_dim", "mean", "exp", "sigmoid", "tanh", "pow", "pow_tensor", "neg", "view",
-                                "t", "transpose", "permute", "unsqueeze", "expand", "select", "slice", "index",
+                                "sum_dim", "mean", "exp", "sigmoid", "tanh", "pow", "pow_tensor", "neg",
+                                "view",
+                                "t", "transpose", "permute", "unsqueeze", "expand", "select", "slice",
+                                "index",
                                 "cat", "stack", "clone", "to_double", "abs", "max_dim", "max_all"])
 def test_grad_fn_names(op):
     ops = {
-        "add": lambda T, x: x + x, "mul": lambda T, x: x * x, "sub": lambda T, x: x - 1, "div": lambda T, x: x / 2,
-        "matmul_mm": lambda T, x: x @ x, "matmul_mv": lambda T, x: x @ x[0], "matmul_dot": lambda T, x: x[0] @ x[1],
+        "add": lambda T, x: x + x, "mul": lambda T, x: x * x, "sub": lambda T, x: x - 1, "div": lambda T,
+           x: x / 2,
+        "matmul_mm": lambda T, x: x @ x, "matmul_mv": lambda T, x: x @ x[0], "matmul_dot": lambda T,
+           x: x[0] @ x[1],
         "sum": lambda T, x: x.sum(), "sum_dim": lambda T, x: x.sum(0), "mean": lambda T, x: x.mean(),
         "exp": lambda T, x: x.exp(), "sigmoid": lambda T, x: x.sigmoid(), "tanh": lambda T, x: x.tanh(),
         "pow": lambda T, x: x ** 2, "pow_tensor": lambda T, x: x ** x, "neg": lambda T, x: -x,
         "view": lambda T, x: x.view(4), "t": lambda T, x: x.t(), "transpose": lambda T, x: x.transpose(0, 1),
         "permute": lambda T, x: x.permute(1, 0), "unsqueeze": lambda T, x: x.unsqueeze(0),
         "expand": lambda T, x: x[:1].expand(3, 2), "select": lambda T, x: x[0], "slice": lambda T, x: x[1:],
-        "index": lambda T, x: x[[0, 0]], "cat": lambda T, x: T.cat([x, x]), "stack": lambda T, x: T.stack([x, x]),
-        "clone": lambda T, x: x.clone(), "to_double": lambda T, x: x.float().double(), "abs": lambda T, x: x.abs(),
+        "index": lambda T, x: x[[0, 0]], "cat": lambda T, x: T.cat([x, x]), "stack": lambda T,
+           x: T.stack([x, x]),
+        "clone": lambda T, x: x.clone(), "to_double": lambda T, x: x.float().double(), "abs": lambda T,
+           x: x.abs(),
         "max_dim": lambda T, x: x.max(0)[0], "max_all": lambda T, x: x.max(),
     }
     check(lambda T: _name(ops[op](T, _t(T, [[1.0, 2.0], [3.0, 4.0]])).grad_fn))
@@ -407,7 +413,8 @@ def _mlp(T, w1, w2, x):
 
 
 def test_wgan_gp_gradient_penalty():
-    """The WGAN-GP penalty: ((||d critic(x_hat) / d x_hat||_2 - 1) ** 2).mean(), backpropagated to the critic."""
+    """The WGAN-GP penalty: ((||d critic(x_hat) / d x_hat||_2 - 1) ** 2).mean(), backpropagated to the
+    critic."""
     def fn(T):
         rng = np.random.default_rng(0)
         w1 = T.tensor(rng.standard_normal((4, 8)), requires_grad=True)
@@ -898,7 +905,8 @@ def test_once_differentiable_raises_on_double_backward():
     check(fn)
 
 
-# ---- anomaly detection --------------------------------------------------------------------------------------
+# ---- anomaly detection
+# --------------------------------------------------------------------------------------
 def test_detect_anomaly_names_the_op_returning_nan():
     def fn(T):
         x = _t(T, [0.0, 1.0])

@@ -1,6 +1,6 @@
 """Broadcasting against real torch: the PyTorch 0.2 release notes' examples, random broadcastable and
-non-broadcastable shape pairs for add/mul/eq and their in-place forms (result shape, or error type and message),
-`torch.broadcast_tensors`, `torch.broadcast_shapes`, `torch.broadcast_to`."""
+non-broadcastable shape pairs for add/mul/eq and their in-place forms (result shape, or error type and
+message), `torch.broadcast_tensors`, `torch.broadcast_shapes`, `torch.broadcast_to`."""
 import warnings
 
 import pytest
@@ -15,7 +15,7 @@ PROPS = settings(max_examples=60, deadline=None, derandomize=True,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-# ---- the release notes' examples -----------------------------------------------------------------------------
+# ---- the release notes' examples ---------------------------------------------------------------------------
 def test_release_notes_same_shapes():
     check(lambda T: T.FloatTensor(5, 7, 3).zero_() + T.FloatTensor(5, 7, 3).zero_())
 
@@ -32,7 +32,7 @@ def test_release_notes_error_case():
     check(lambda T: (T.ones(5, 2, 4, 1) + T.ones(3, 1, 1)).size())
 
 
-# ---- random shapes ---------------------------------------------------------------------------------------------
+# ---- random shapes -----------------------------------------------------------------------------------------
 @st.composite
 def shape_pairs(draw):
     """Two shapes (0-4 dims, sizes 0-4): broadcastable by construction half of the time, else random."""
@@ -52,8 +52,10 @@ OPS = {"add": lambda x, y: x + y, "mul": lambda x, y: x * y, "eq": lambda x, y: 
 
 def _compare(ref, got):
     if ref.error is not None or got.error is not None:
-        assert ref.error is not None and got.error is not None, f"torch {ref.error!r} vs torchshim {got.error!r}"
-        assert type(got.error).__name__ == type(ref.error).__name__ or isinstance(got.error, type(ref.error).__base__)
+        assert ref.error is not None and got.error is not None, \
+            f"torch {ref.error!r} vs torchshim {got.error!r}"
+        assert (type(got.error).__name__ == type(ref.error).__name__
+                or isinstance(got.error, type(ref.error).__base__))
         assert str(ref.error).split("\n")[0] == str(got.error).split("\n")[0], \
             f"\n torch:     {ref.error}\n torchshim: {got.error}"
         return
@@ -67,7 +69,8 @@ def test_random_binary_broadcast(shapes, op):
 
     def f(T):
         r = OPS[op](T.ones(a), T.ones(b))
-        return tuple(r.shape), str(r.dtype), bool((r == (1 if op != "add" else 2)).all()) if r.numel() else None
+        return (tuple(r.shape), str(r.dtype),
+                bool((r == (1 if op != "add" else 2)).all()) if r.numel() else None)
     _compare(*run_both(f))
 
 
@@ -101,7 +104,7 @@ def test_random_broadcast_shapes_and_tensors(shapes):
         assert ref.value == got.value, f"torch {ref.value} vs torchshim {got.value}"
 
 
-# ---- broadcast_tensors / broadcast_shapes / broadcast_to by hand -------------------------------------------------
+# ---- broadcast_tensors / broadcast_shapes / broadcast_to by hand -------------------------------------------
 BT = [
     ("two", lambda T: T.broadcast_tensors(T.arange(3.0).view(3, 1), T.arange(4.0))),
     ("three", lambda T: T.broadcast_tensors(T.zeros(3, 1), T.ones(4), T.full((2, 1, 1), 2.0))),
@@ -171,7 +174,7 @@ def test_broadcast_to(name, fn):
     check(fn, check_stride=True)
 
 
-# ---- in-place broadcasting errors and warnings ----------------------------------------------------------------
+# ---- in-place broadcasting errors and warnings -------------------------------------------------------------
 INPLACE = [
     ("release_notes_message", lambda T: T.zeros(1).add_(T.zeros(7))),
     ("two_dims", lambda T: T.zeros(3, 1).mul_(T.zeros(3, 4))),
@@ -200,7 +203,8 @@ def test_broadcast_values_against_numpy():
 
 def test_backcompat_broadcast_warning_flag():
     # torch.utils.backcompat.broadcast_warning exists in both and is off by default
-    assert torch.utils.backcompat.broadcast_warning.enabled == torchshim.utils.backcompat.broadcast_warning.enabled
+    assert (torch.utils.backcompat.broadcast_warning.enabled
+            == torchshim.utils.backcompat.broadcast_warning.enabled)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         torchshim.ones(3, 1) + torchshim.ones(3)

@@ -56,7 +56,8 @@ CASES = {
                                 [V([-1.0, 0.0, 1.0, 2.0]), V([1.0, 1.0, 1.0, 1.0]), V([0.0, 0.0, 0.0, 0.0])]),
     "clamp_tensor_min_only": (lambda T, x, lo: T.clamp(x, min=lo), [V([-1.0, 0.0, 1.0]), V([0.0, 0.0, 0.0])]),
     "clamp_tensor_max_only": (lambda T, x, hi: T.clamp(x, max=hi), [V([-1.0, 0.0, 1.0]), V([0.0, 0.0, 0.0])]),
-    "clamp_mixed": (lambda T, x, lo: T.clamp(x, lo, 1.0), [V([-1.0, 0.0, 1.0, 2.0]), V([0.0, 0.0, 0.0, 0.0])]),
+    "clamp_mixed": (lambda T, x, lo: T.clamp(x, lo, 1.0),
+                    [V([-1.0, 0.0, 1.0, 2.0]), V([0.0, 0.0, 0.0, 0.0])]),
     "clip_tensor": (lambda T, x, lo, hi: T.clip(x, lo, hi), [V([-1.0, 0.0, 1.0]), V([0.0, 0.0, 0.0]),
                                                              V([1.0, 1.0, 1.0])]),
     "clamp_min_gt_max_scalar": (lambda T, x: T.clamp(x, 1.0, 0.0), [V([-1.0, 0.0, 0.5, 1.0, 2.0])]),
@@ -107,7 +108,8 @@ CASES = {
     "median_full_ties": (lambda T, x: T.median(x), [V([3.0, 1.0, 3.0, 2.0, 3.0])]),
     "median_full_even": (lambda T, x: T.median(x), [V([2.0, 1.0, 2.0, 4.0])]),
     "nanmedian_full_ties": (lambda T, x: T.nanmedian(x), [V([3.0, NAN, 3.0, 1.0])]),
-    "median_dim_ties": (lambda T, x: T.median(x, 1), [V([[3.0, 1.0, 3.0, 2.0, 3.0], [1.0, 1.0, 1.0, 2.0, 0.0]])]),
+    "median_dim_ties": (lambda T, x: T.median(x, 1),
+                        [V([[3.0, 1.0, 3.0, 2.0, 3.0], [1.0, 1.0, 1.0, 2.0, 0.0]])]),
     "kthvalue_ties": (lambda T, x: T.kthvalue(x, 2), [V([[3.0, 1.0, 3.0, 1.0], [2.0, 2.0, 2.0, 2.0]])]),
     "sort_ties": (lambda T, x: T.sort(x), [V([[3.0, 1.0, 3.0, 1.0], [2.0, 2.0, 2.0, 2.0]])]),
     "sort_desc_ties": (lambda T, x: T.sort(x, descending=True), [V([[3.0, 1.0, 3.0, 1.0]])]),
@@ -129,7 +131,8 @@ CASES = {
     "cumprod_zeros": (lambda T, x: T.cumprod(x, 0), [V([2.0, 0.0, 3.0, 0.0, 4.0])]),
     # ---- scatter/index reductions: products with zeros and repeated indices, max ties
     "index_reduce_prod": (lambda T, x, i, s: T.index_reduce(x, 0, i, s, "prod"),
-                          [V([[1.0, 2.0], [3.0, 0.0], [5.0, 6.0]]), V([0, 2, 0, 1], "int64", requires_grad=False),
+                          [V([[1.0, 2.0], [3.0, 0.0], [5.0, 6.0]]),
+                           V([0, 2, 0, 1], "int64", requires_grad=False),
                            V([[2.0, 0.0], [4.0, 5.0], [0.0, 3.0], [1.0, 1.0]])]),
     "index_reduce_prod_excl": (lambda T, x, i, s: T.index_reduce(x, 0, i, s, "prod", include_self=False),
                                [V([[1.0, 2.0], [3.0, 0.0], [5.0, 6.0]]),
@@ -139,7 +142,8 @@ CASES = {
                                     [V([[1.0, 2.0], [3.0, 0.0]]), V([0, 0, 1], "int64", requires_grad=False),
                                      V([[0.0, 2.0], [0.0, 5.0], [1.0, 3.0]])]),
     "scatter_reduce_prod": (lambda T, x, i, s: T.scatter_reduce(x, 0, i, s, "prod"),
-                            [V([[1.0, 2.0], [0.0, 4.0]]), V([[0, 1], [0, 1], [1, 1]], "int64", requires_grad=False),
+                            [V([[1.0, 2.0], [0.0, 4.0]]),
+                             V([[0, 1], [0, 1], [1, 1]], "int64", requires_grad=False),
                              V([[0.0, 2.0], [3.0, 0.0], [2.0, 5.0]])]),
     "scatter_reduce_amax_ties": (lambda T, x, i, s: T.scatter_reduce(x, 0, i, s, "amax"),
                                  [V([[1.0, 2.0], [0.0, 4.0]]),
@@ -180,16 +184,19 @@ XFAIL = {
     "norm_p0": ("PyTorch's norm(p=0) backward returns an undefined gradient (autograd.grad gives None); the "
                 "torchshim engine has no undefined gradients and returns zeros", True),
     "floor_divide": ("PyTorch's floor_divide has no derivative (grad_fn NotImplemented, backward raises); "
-                     "torchshim needs an explicit raising rule in autograd/_formulas.py INPUT_RULES (lead)", True),
+                     "torchshim needs an explicit raising rule on its registration (register(..., "
+                     "grad_rule=, saves='inputs'), lead)", True),
     "kthvalue_ties": ("index among equal values: PyTorch's CPU quickselect picks a different copy than "
-                      "torchshim's stable sort (documented in ops/sorting.py); the gradient follows the index",
+                      "torchshim's stable sort (documented in ops/sorting.py); the gradient follows the "
+                      "index",
                       True),
-    "topk_ties": ("index among equal values: PyTorch's CPU topk picks different copies than torchshim's stable "
-                  "sort (documented in ops/sorting.py); the gradient follows the index", True),
+    "topk_ties": ("index among equal values: PyTorch's CPU topk picks different copies than torchshim's "
+                  "stable sort (documented in ops/sorting.py); the gradient follows the index", True),
     "topk_smallest_ties": ("index among equal values, as topk_ties", True),
-    "index_reduce_prod_two_zeros": ("PyTorch refuses the double backward when more than one zero of source lands "
-                                    "on one position (a DelayedError node); torchshim differentiates its "
-                                    "first-order formula (a value-dependent error can't be raised from jax)", True),
+    "index_reduce_prod_two_zeros": ("PyTorch refuses the double backward when more than one zero of source "
+                                    "lands on one position (a DelayedError node); torchshim differentiates "
+                                    "its first-order formula (a value-dependent error can't be raised from "
+                                    "jax)", True),
 }
 
 

@@ -222,7 +222,8 @@ def test_gap_names_are_cases():
     assert sorted(set(GAPS) - {c.id for c in CASES}) == []
 
 
-# ---- engine behaviour the per-op cases avoid on purpose (grad_harness.py ENGINE_NOTES) --------------------------
+# ---- engine behaviour the per-op cases avoid on purpose (grad_harness.py ENGINE_NOTES)
+# --------------------------
 def test_two_roots_from_one_node():
     def f(T, x):
         v, m = T.var_mean(x)
@@ -232,8 +233,9 @@ def test_two_roots_from_one_node():
 
 
 @pytest.mark.xfail(strict=True, reason="a create_graph backward node depends on every saved input of its op "
-                   "(MulBackward's gradient for `w` reads `out`), PyTorch's only on what its formula reads: the zero "
-                   "cotangent that reaches log(x) at x = 0 meets its infinite derivative and gives NaN, not -inf")
+                   "(MulBackward's gradient for `w` reads `out`), PyTorch's only on what its formula reads: "
+                   "the zero cotangent that reaches log(x) at x = 0 meets its infinite derivative and gives "
+                   "NaN, not -inf")
 def test_create_graph_has_only_real_dependencies():
     def f(T, x, w, v):
         g, = T.autograd.grad((T.log(x) * w).sum(), x, create_graph=True)

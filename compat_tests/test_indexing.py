@@ -1,7 +1,8 @@
-"""`x[index]` and `x[index] = value` against real torch: every form of the PyTorch 0.2 release notes' "Advanced
-Indexing" section, every index kind PyTorch accepts (ints, slices, None, Ellipsis, bools, 0-dim tensors, integer
-and bool/uint8 tensors, lists, numpy arrays), value casting and broadcasting on writes, and PyTorch's errors and
-warnings. Hypothesis property tests with random shapes and index tuples are at the end."""
+"""`x[index]` and `x[index] = value` against real torch: every form of the PyTorch 0.2 release notes'
+"Advanced Indexing" section, every index kind PyTorch accepts (ints, slices, None, Ellipsis, bools, 0-dim
+tensors, integer and bool/uint8 tensors, lists, numpy arrays), value casting and broadcasting on writes, and
+PyTorch's errors and warnings. Hypothesis property tests with random shapes and index tuples are at the
+end."""
 import numpy as np
 import pytest
 import torch
@@ -18,7 +19,7 @@ def Y(T, dtype="float32"):
     return base(T, (3, 4, 5), dtype)
 
 
-# ---- the PyTorch 0.2 release notes, "Advanced Indexing" ----------------------------------------------------------
+# ---- the PyTorch 0.2 release notes, "Advanced Indexing" ----------------------------------------------------
 RELEASE_NOTES = [
     ("pure_integer_arrays", lambda T, x: x[[1, 2], [3, 2], [1, 0]]),
     ("broadcasting_duplicates", lambda T, x: x[[2, 3, 2], [0], [1]]),
@@ -49,7 +50,7 @@ def test_release_notes_values():
     assert x[[1, 3], ].tolist() == [x[1].tolist(), x[3].tolist()]
 
 
-# ---- reads ---------------------------------------------------------------------------------------------------
+# ---- reads -------------------------------------------------------------------------------------------------
 GET = [
     # integer arrays at each dim, mixed with slices / ints / None / Ellipsis
     ("adv_dim0", lambda T, x: x[[2, 0]]),
@@ -174,7 +175,7 @@ def test_basic_indexing_returns_views_advanced_returns_copies():
     assert obs(torch) == obs(__import__("torchshim"))
 
 
-# ---- writes ----------------------------------------------------------------------------------------------------
+# ---- writes ------------------------------------------------------------------------------------------------
 def _set(idx, value, dtype="float32"):
     def f(T):
         x = Y(T, dtype)
@@ -263,7 +264,8 @@ SET_OK_EDGE = [
 ]
 
 
-@pytest.mark.parametrize("name,fn", SET + SET_ERRORS + SET_OK_EDGE, ids=[c[0] for c in SET + SET_ERRORS + SET_OK_EDGE])
+@pytest.mark.parametrize("name,fn", SET + SET_ERRORS + SET_OK_EDGE,
+                         ids=[c[0] for c in SET + SET_ERRORS + SET_OK_EDGE])
 def test_setitem(name, fn):
     check_warn(fn)
 
@@ -307,10 +309,9 @@ def test_delitem_raises():
     check_warn(f)
 
 
-# ---- hypothesis: random shapes and index tuples, read and write -------------------------------------------------
+# ---- hypothesis: random shapes and index tuples, read and write --------------------------------------------
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-import torchshim  # noqa: E402
 from harness import compare_values, run_both  # noqa: E402
 
 PROPS = settings(max_examples=60, deadline=None, derandomize=True,
@@ -323,7 +324,8 @@ def shapes_and_indices(draw):
     items, dim = [], 0
     for _ in range(draw(st.integers(0, len(shape) + 1))):
         size = shape[dim] if dim < len(shape) else 2
-        kind = draw(st.sampled_from(["int", "slice", "slice", "none", "ellipsis", "list", "tensor", "mask", "bool"]))
+        kind = draw(st.sampled_from(["int", "slice", "slice", "none", "ellipsis", "list", "tensor", "mask",
+                                     "bool"]))
         oob = draw(st.integers(0, 9)) == 0  # now and then an out-of-range index
         lo, hi = (-size - 2, size + 1) if oob else (-size, max(size - 1, -size))
         if kind == "int":
@@ -412,7 +414,8 @@ def test_random_setitem(case, how):
     else:
         picked = probe.value.reshape(-1)
         if picked.unique().numel() != picked.numel():
-            how = "scalar"  # duplicate locations: torch's and jax's choice of the written value is unspecified
+            # duplicate locations: torch's and jax's choice of the written value is unspecified
+            how = "scalar"
     rshape = () if probe.error is not None else tuple(probe.value.shape)
 
     def f(T):

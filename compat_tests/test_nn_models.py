@@ -107,7 +107,8 @@ def _lstm_lm(T, ntoken=50, ninp=16, nhid=24, nlayers=2):
 
         def init_hidden(self, bsz):
             weight = next(self.parameters())
-            return (weight.new_zeros(self.nlayers, bsz, self.nhid), weight.new_zeros(self.nlayers, bsz, self.nhid))
+            return (weight.new_zeros(self.nlayers, bsz, self.nhid),
+                    weight.new_zeros(self.nlayers, bsz, self.nhid))
 
     return RNNModel()
 
@@ -152,5 +153,5 @@ def test_small_transformer_repr_and_state_dict():
 
 def test_small_transformer_forward_backward():
     from harness import Idx
-    check_module(lambda T: _small_transformer(T).double(), [Idx((2, 7), 30), Idx((2, 5), 30)], modes=("eval",),
-                 input_grad=False)
+    check_module(lambda T: _small_transformer(T).double(), [Idx((2, 7), 30), Idx((2, 5), 30)],
+                 modes=("eval",), input_grad=False)

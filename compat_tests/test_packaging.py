@@ -140,7 +140,8 @@ def test_readme_quickstart():
     assert len(quick) == 2, f"the quickstart must be exactly two commands, got {quick}"
     assert _code_block_commands(text)[:2] == quick, "the quickstart must be the README's first code"
     install_example, run_tests = quick
-    # the main example (an unmodified PyTorch script under `python -m torchshim run`): test_examples.py runs it
+    # the main example (an unmodified PyTorch script under `python -m torchshim run`):
+    # test_examples.py runs it
     assert "python -m torchshim run examples/mnist_like.py" in install_example
     assert "pip install" in install_example
     assert run_tests == "pip install nox && nox -s tests"

@@ -221,7 +221,7 @@ def test_requires_grad():
         return x.requires_grad_(True)
     for data, dtype in [([1.5, -2.0], "float32"), (R(2, 9).tolist(), "float64"), (2.5, "float32"),
                         (R(20).tolist(), "float32"), (R(30, 40).tolist(), "float64")]:
-        assert_same(lambda lib: build(lib, data, dtype))
+        assert_same(lambda lib, data=data, dtype=dtype: build(lib, data, dtype))
     opts(edgeitems=0, threshold=3)
     assert_same(lambda lib: build(lib, [1.0, 2.0, 3.0, 4.0]))
 

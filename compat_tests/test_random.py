@@ -18,7 +18,8 @@ LIBS = (torch, torchshim)
 
 def _np(t):
     a = to_numpy(t)
-    return np.concatenate([a.real.ravel(), a.imag.ravel()]) if np.iscomplexobj(a) else a.astype(np.float64).ravel()
+    return (np.concatenate([a.real.ravel(), a.imag.ravel()]) if np.iscomplexobj(a)
+            else a.astype(np.float64).ravel())
 
 
 def _moments(mean, std, lo=-math.inf, hi=math.inf, eps=0.0, transform=None):
@@ -92,12 +93,14 @@ STATS = {
     "randint-int64-wide": (lambda T: T.randint(-2**62, 2**62, (N,)), _moments(-0.5, 2.0**63 / math.sqrt(12))),
     "randint_like": (lambda T: T.randint_like(T.zeros(N, dtype=T.int32), 2, 8), _uni_int(2, 7)),
     "bernoulli": (lambda T: T.bernoulli(T.full((N,), 0.3)), _moments(0.3, math.sqrt(0.21), 0, 1)),
-    "bernoulli-p": (lambda T: T.bernoulli(T.zeros(N, dtype=T.int64), 0.7), _moments(0.7, math.sqrt(0.21), 0, 1)),
+    "bernoulli-p": (lambda T: T.bernoulli(T.zeros(N, dtype=T.int64), 0.7),
+                    _moments(0.7, math.sqrt(0.21), 0, 1)),
     "bernoulli_": (_ip("bernoulli_", "float64", 0.25), _moments(0.25, math.sqrt(0.1875), 0, 1)),
     "bernoulli_-tensor": (lambda T: T.zeros(N, dtype=T.bool).bernoulli_(T.full((N,), 0.6)),
                           _moments(0.6, math.sqrt(0.24), 0, 1)),
     "poisson": (lambda T: T.poisson(T.full((N,), 4.0)), _moments(4, 2, 0)),
-    "poisson-float64": (lambda T: T.poisson(T.full((N,), 0.5, dtype=T.float64)), _moments(0.5, math.sqrt(0.5), 0)),
+    "poisson-float64": (lambda T: T.poisson(T.full((N,), 0.5, dtype=T.float64)),
+                        _moments(0.5, math.sqrt(0.5), 0)),
 }
 
 
@@ -169,7 +172,7 @@ def test_inplace_samplers_write_through_views():
     assert (to_numpy(base)[:, 0] > 90).all()
 
 
-# ---- seeding -------------------------------------------------------------------------------------------------
+# ---- seeding -----------------------------------------------------------------------------------------------
 DRAWS = {
     "rand": lambda T, g: T.rand(5, generator=g),
     "randn": lambda T, g: T.randn(5, dtype=T.complex64, generator=g),

@@ -1,8 +1,8 @@
 """Bit-exact results where PyTorch's CPU kernel rounds once and XLA would rewrite the computation: a quotient
 by a broadcast divisor (a Python scalar, a 0-d tensor, a row) is correctly rounded in PyTorch, while XLA turns
 it into a product with the reciprocal unless prevented (ops/_subgrad.py `correctly_rounded_divide`). Complex
-quotients are not bit-exact (XLA and PyTorch use different complex division algorithms) and are compared with tolerances in
-test_ops.py."""
+quotients are not bit-exact (XLA and PyTorch use different complex division algorithms) and are compared
+with tolerances in test_ops.py."""
 import pytest
 
 from harness import Arg, check

@@ -1,7 +1,7 @@
 """View ops against real torch: geometry (shape, stride, storage_offset, is_contiguous), aliasing (data_ptr
-differences, untyped_storage identity, _base), write-through to the base and to other aliases, version counters,
-and the errors for bad arguments. Every case builds the same base in both libraries and compares a dict of
-plain-Python observations."""
+differences, untyped_storage identity, _base), write-through to the base and to other aliases, version
+counters, and the errors for bad arguments. Every case builds the same base in both libraries and compares a
+dict of plain-Python observations."""
 import warnings
 
 import numpy as np
@@ -216,8 +216,8 @@ VIEWS = [
     ("adjoint", (2, 3, 4), lambda T, x: T.adjoint(x)),
 ]
 VIEW_IDS = [c[0] for c in VIEWS]
-# Overlapping layouts PyTorch does not detect (unfold with step < size, as_strided): in-place results depend on
-# PyTorch's element order (a location is updated once per alias); torch documents this as undefined.
+# Overlapping layouts PyTorch does not detect (unfold with step < size, as_strided): in-place results depend
+# on PyTorch's element order (a location is updated once per alias); torch documents this as undefined.
 UNDEFINED_WRITES = {"unfold_overlap", "unfold_overlap_2d", "unfold_neg_dim", "as_strided_overlap"}
 # torchshim's detach() result claims to be a view (_is_view()); see test_detach_and_data_are_not_views_of_x.
 DETACH_CASES = {"detach", "detach_of_view_of_data"}
@@ -237,7 +237,8 @@ def test_view_write_through_add(name, shape, make):
 
 
 WRITE_SUBSET = ["slice_step", "none_ellipsis", "reshape_copy", "T_3d", "expand", "squeeze_all", "split",
-                "diagonal_dims", "unfold_gap", "as_strided", "contiguous_copy", "data", "detach", "slice_empty"]
+                "diagonal_dims", "unfold_gap", "as_strided", "contiguous_copy", "data", "detach",
+                "slice_empty"]
 WRITE_CASES = [(c, w) for c in VIEWS if c[0] in WRITE_SUBSET for w in WRITES[1:]
                if not (c[0] == "expand" and w in (w_fill, w_zero))]  # see test_fill_zero_on_expanded_allowed
 
@@ -251,10 +252,11 @@ def test_view_write_through(case, write):
 def test_write_through_int_dtype():
     compare((3, 4), lambda T, x: x[1:, ::2].t(), w_add, dtype="int64")
     compare((3, 4), lambda T, x: x.diagonal(), w_setitem, dtype="int32")
-    compare((3, 4), lambda T, x: x[:, 1], lambda T, v, k: v.copy_(T.tensor([True, False, True])), dtype="bool")
+    compare((3, 4), lambda T, x: x[:, 1], lambda T, v, k: v.copy_(T.tensor([True, False, True])),
+            dtype="bool")
 
 
-# ---- chains of view ops --------------------------------------------------------------------------------------
+# ---- chains of view ops ------------------------------------------------------------------------------------
 CHAINS = [
     ("slice_t_select", (4, 6), lambda T, x: x[1:, ::2].t()[1]),
     ("view_permute_narrow", (2, 3, 4), lambda T, x: x.view(6, 4).t().narrow(1, 2, 3)),
@@ -286,7 +288,7 @@ def test_write_base_seen_by_views():
     assert obs(torch) == obs(torchshim)
 
 
-# ---- versions, .data, detach, is_set_to ----------------------------------------------------------------------
+# ---- versions, .data, detach, is_set_to --------------------------------------------------------------------
 def _versions(T):
     x = base(T, (3, 4))
     v = x[1:]
@@ -353,8 +355,8 @@ def test_data_ptr_differences():
     assert obs(torch) == obs(torchshim)
 
 
-@pytest.mark.xfail(reason="_tensor.py Tensor.data_ptr returns storage address + offset for empty tensors; torch "
-                          "returns 0 when numel() == 0", strict=True)
+@pytest.mark.xfail(reason="_tensor.py Tensor.data_ptr returns storage address + offset for empty tensors; "
+                          "torch returns 0 when numel() == 0", strict=True)
 def test_data_ptr_of_empty_tensors_is_zero():
     def obs(T):
         x = base(T, (4, 5))
@@ -362,7 +364,7 @@ def test_data_ptr_of_empty_tensors_is_zero():
     assert obs(torch) == obs(torchshim)
 
 
-# ---- in-place ops on expanded tensors -----------------------------------------------------------------------
+# ---- in-place ops on expanded tensors ----------------------------------------------------------------------
 EXPANDED_WRITES = [
     ("add_", lambda T, e: e.add_(1)),
     ("mul_", lambda T, e: e.mul_(2)),
@@ -379,8 +381,8 @@ def test_inplace_on_expanded_raises(name, write):
     compare((3, 1), lambda T, x: x.expand(3, 4), lambda T, v, k: write(T, v))
 
 
-@pytest.mark.xfail(reason="_tensor.py Tensor._write rejects every overlapping view; torch's fill_/zero_ write "
-                          "expanded tensors fine", strict=True)
+@pytest.mark.xfail(reason="_tensor.py Tensor._write rejects every overlapping view; torch's fill_/zero_ "
+                          "write expanded tensors fine", strict=True)
 @pytest.mark.parametrize("write", [w_fill, w_zero], ids=lambda w: w.__name__)
 def test_fill_zero_on_expanded_allowed(write):
     compare((3, 1), lambda T, x: x.expand(3, 4), write)
@@ -396,7 +398,7 @@ def test_advanced_setitem_on_expanded_writes_with_warning():
     check_warn(f)
 
 
-# ---- errors for bad view arguments --------------------------------------------------------------------------
+# ---- errors for bad view arguments -------------------------------------------------------------------------
 ERRORS = [
     ("view_numel", lambda T, x: x.view(5, 5)),
     ("view_two_infer", lambda T, x: x.view(-1, -1)),
@@ -472,9 +474,9 @@ def test_view_errors(name, make):
     assert ref.error is not None, f"torch did not raise for {name}"
 
 
-T_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
-             "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
-             "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+T_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and "
+             "it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices "
+             "or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
 
 
 @pytest.mark.parametrize("shape,warns", [((2, 3, 4), True), ((3,), True), ((3, 4), False)])
@@ -493,7 +495,8 @@ ZERO_D = [
     ("transpose", lambda T, x: x.transpose(0, -1)), ("squeeze0", lambda T, x: x.squeeze(0)),
     ("squeeze1", lambda T, x: x.squeeze(1)), ("movedim", lambda T, x: x.movedim(0, 0)),
     ("flatten00", lambda T, x: x.flatten(0, 0)), ("flatten01", lambda T, x: x.flatten(0, 1)),
-    ("unbind", lambda T, x: x.unbind()), ("expand", lambda T, x: x.expand(())), ("select", lambda T, x: x.select(0, 0)),
+    ("unbind", lambda T, x: x.unbind()), ("expand", lambda T, x: x.expand(())),
+    ("select", lambda T, x: x.select(0, 0)),
     ("narrow", lambda T, x: x.narrow(0, 0, 0)), ("unfold_big", lambda T, x: x.unfold(0, 2, 1)),
     ("unfold_dim", lambda T, x: x.unfold(1, 1, 1)), ("unfold_neg", lambda T, x: x.unfold(-1, 1, 1)),
     ("diagonal", lambda T, x: x.diagonal()), ("unsqueeze", lambda T, x: x.unsqueeze(-1)),
@@ -516,7 +519,7 @@ def test_matrix_transposes(name, make):
     check(lambda T: make(T, base(T, (3,))))
 
 
-# ---- copy ops (clone, copy_, fill_, zero_, fill, type_as) ------------------------------------------------------
+# ---- copy ops (clone, copy_, fill_, zero_, fill, type_as) --------------------------------------------------
 COPY_CASES = [
     ("clone_is_new", lambda T, x: (lambda c: (c.add_(1), x)[1])(x.clone())),
     ("clone_view", lambda T, x: x.t().clone()),

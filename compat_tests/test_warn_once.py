@@ -1,7 +1,7 @@
-"""Warnings PyTorch raises once per process (`TORCH_WARN_ONCE`): each snippet runs twice in a fresh interpreter,
-under torch and under torchshim, and both must warn the same text the first time and stay silent the second."""
+"""Warnings PyTorch raises once per process (`TORCH_WARN_ONCE`): each snippet runs twice in a fresh
+interpreter, under torch and under torchshim, and both must warn the same text the first time and stay silent
+the second."""
 import json
-import re
 import subprocess
 import sys
 

@@ -36,12 +36,12 @@ def _root_grads(tensors, grad_tensors, what):
             g = filled((), g, t._dtype, t._storage.device) if isinstance(g, numbers.Number) else \
                 wrap(jnp.asarray(np.asarray(g), t._dtype.np), t._dtype, t._storage.device)
         if g._shape != t._shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_shape_str(g._shape)} and "
-                               f"output[{i}] has a shape of {_shape_str(t._shape)}.")
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_shape_str(g._shape)} "
+                               f"and output[{i}] has a shape of {_shape_str(t._shape)}.")
         if g._dtype.is_complex != t._dtype.is_complex:
-            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the same "
-                               f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g._dtype} and "
-                               f"output[{i}] has a dtype of {t._dtype}.")
+            raise RuntimeError("For complex Tensors, both grad_output and output are required to have the "
+                               f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g._dtype} "
+                               f"and output[{i}] has a dtype of {t._dtype}.")
         out.append(g)
     return out
 
@@ -91,7 +91,8 @@ def _add(a, b):
 def _sum_to(g, shape):
     """`g` summed down to `shape` (a custom Function returned a broadcast gradient)."""
     lead = g.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and g._shape[lead + i] != 1)
+    dims = tuple(range(lead)) + tuple(lead + i for i,
+                                      s in enumerate(shape) if s == 1 and g._shape[lead + i] != 1)
     if dims:
         g = g.sum(dims, keepdim=True)
     if lead:
@@ -100,7 +101,8 @@ def _sum_to(g, shape):
 
 
 def _validate(node, grads):
-    """PyTorch's validate_outputs: gradients must have their input's shape (or be broadcast to it) and dtype."""
+    """PyTorch's validate_outputs: gradients must have their input's shape (or be broadcast to it) and
+    dtype."""
     out = []
     for i, (g, e) in enumerate(zip(grads, node._edges)):
         if g is None or e is None:
@@ -136,7 +138,8 @@ def _check_nan(node, grads):
             import numpy as np
             if bool(np.isnan(np.asarray(g._value)).any()):
                 if node._trace:
-                    warnings.warn("Error detected in " + node.name() + ". Traceback of forward call that caused "
+                    warnings.warn("Error detected in " + node.name() + ". Traceback of forward call that "
+                                                                       "caused "
                                   "the error:\n" + "".join(node._trace), UserWarning, stacklevel=4)
                 raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
@@ -154,7 +157,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         roots.append(e)
 
-    # targets: the edges of `inputs` whose gradient is captured (grad) or the only leaves accumulated (backward)
+    # targets: the edges of `inputs` whose gradient is captured (grad) or the only leaves accumulated
+    # (backward)
     targets = None
     capture = {}
     if inputs is not None:
@@ -254,8 +258,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             if materialize:
                 g = filled(t._shape, 0, t._dtype, t._storage.device)
             elif not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
-                                   "graph. Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in "
+                                   "the graph. Set allow_unused=True if this is the desired behavior.")
         elif not create_graph:
             g = g.detach()
         result.append(g)

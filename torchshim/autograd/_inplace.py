@@ -5,10 +5,10 @@
   becomes its `grad_fn`, like PyTorch's `rebase_history`); inputs of that node saved from the overwritten
   tensor keep their old (immutable) arrays, so they are not reported as modified.
 - Writing through a view of a base that requires grad (or writing a value that requires grad) gives the base
-  a `CopySlices` node: `base_new = write(base_old, value)` at the view's place, differentiated by jax; the view
-  and its siblings are then strided reads of the base's new history (`AsStridedBackward0`): the written view
-  takes it at once; a sibling when it is next used (`_node.gradient_edge`; reading `grad_fn` shows it without
-  attaching it, `_node.shown_grad_fn`).
+  a `CopySlices` node: `base_new = write(base_old, value)` at the view's place, differentiated by jax; the
+  view and its siblings are then strided reads of the base's new history (`AsStridedBackward0`): the written
+  view takes it at once; a sibling when it is next used (`_node.gradient_edge`; reading `grad_fn` shows it
+  without attaching it, `_node.shown_grad_fn`).
 """
 from functools import lru_cache
 
@@ -39,7 +39,8 @@ def assign(self, value, opname):
         return self
     base = self._base if self._diff_view else None
     if base is not None and base._requires_grad and base._grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
     if base is None and self._requires_grad and self._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if vt is None:
@@ -98,7 +99,8 @@ def _copy_slices(view, base, vt):
     """`view <- vt` where view is a differentiable view of `base`: base gets a CopySlices node."""
     geom = _relative(base, view)
     shape, dtype = view._shape, view._dtype
-    record("CopySlices", [base, vt], [base], _write_forward(geom, shape, dtype), ("copyslices", geom, shape, dtype),
+    record("CopySlices", [base, vt], [base], _write_forward(geom, shape, dtype),
+           ("copyslices", geom, shape, dtype),
            saves="none")
     view._write(vt._value)
     take_view_history(view)

@@ -39,7 +39,8 @@ def anomaly_enabled():
 
 
 class Node:
-    """`torch.autograd.graph.Node`: `name()`, `next_functions`, `register_hook`, `register_prehook`, `metadata`."""
+    """`torch.autograd.graph.Node`: `name()`, `next_functions`, `register_hook`, `register_prehook`,
+    `metadata`."""
 
     __slots__ = ("_name", "_edges", "_seq", "_hooks", "_pre_hooks", "_tensor_pre_hooks", "_retain_hooks",
                  "_metadata", "_trace", "__weakref__")
@@ -126,7 +127,8 @@ AccumulateGrad.__module__ = "builtins"  # PyTorch's node classes print as <class
 
 
 def accumulate_node(t):
-    """The AccumulateGrad of leaf `t` (one per leaf while anything holds it, like PyTorch's weak grad_accumulator)."""
+    """The AccumulateGrad of leaf `t` (one per leaf while anything holds it, like PyTorch's weak
+    grad_accumulator)."""
     ref = t._node
     acc = ref() if ref is not None else None
     if acc is None:
@@ -190,17 +192,18 @@ def take_view_history(t):
 
 
 # ---- saved tensors ----------------------------------------------------------------------------------------
-_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they have "
-          "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
-          "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
-          "if you need to access saved tensors after calling backward.")
+_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
+          "have already been freed). Saved intermediate values of the graph are freed when you call "
+          ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+          "graph a second time or if you need to access saved tensors after calling backward.")
 
 
 class SavedTensor:
-    """A tensor saved for backward: its value (read again at backward, as PyTorch reads the shared storage), its
-    version at save time (checked at backward), and its gradient edge (for create_graph)."""
+    """A tensor saved for backward: its value (read again at backward, as PyTorch reads the shared storage),
+    its version at save time (checked at backward), and its gradient edge (for create_graph)."""
 
-    __slots__ = ("storage", "geom", "array", "vc", "version", "dtype", "device", "edge", "is_output", "checked",
+    __slots__ = ("storage", "geom", "array", "vc", "version", "dtype", "device", "edge", "is_output",
+                 "checked",
                  "_leaf_ref", "_hooked", "_tref", "_out_nr")
 
     def __init__(self, t, is_output=False, checked=True):
@@ -269,10 +272,10 @@ def _modified_msg(saved, owner_name, nr):
     if fn is not None:
         name = fn if isinstance(fn, str) else fn.name()
         where = f", which is output {out_nr} of {re.sub(r'Backward[0-9]*$', '', name)},"
-    return (f"one of the variables needed for gradient computation has been modified by an inplace operation: "
-            f"[{kind} {shape}]{where} is at version {saved.vc.value}; expected version {saved.version} instead. "
-            "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    return ("one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: [{kind} {shape}]{where} is at version {saved.vc.value}; expected version "
+            f"{saved.version} instead. Hint: enable anomaly detection to find the operation that failed to "
+            "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 class _SavedState(threading.local):
@@ -318,7 +321,8 @@ def _conj_if_complex(a):
 
 
 def vjp_pullback(forward, mask):
-    """`pullback(arrays, cotangents)` of `forward(arrays) -> tuple of outputs`, w.r.t. the positions in `mask`.
+    """`pullback(arrays, cotangents)` of `forward(arrays) -> tuple of outputs`, w.r.t. the positions in
+    `mask`.
 
     PyTorch's complex convention (gradients are conjugate Wirtinger derivatives) is jax's vjp conjugated on
     both sides."""
@@ -336,7 +340,8 @@ def vjp_pullback(forward, mask):
 
 
 def cached_pullback(key, forward, mask):
-    """The jitted pullback for (key, mask), or None when it can't be cached or jitted (then run it eagerly)."""
+    """The jitted pullback for (key, mask), or None when it can't be cached or jitted (then run it
+    eagerly)."""
     if key is None:
         return None
     k = (key, mask)

@@ -1,5 +1,5 @@
-"""`torch.autograd.detect_anomaly` / `set_detect_anomaly`: remember each node's forward traceback and raise when
-a backward function returns NaN, naming the op (`Function 'LogBackward0' returned nan values in its 0th
+"""`torch.autograd.detect_anomaly` / `set_detect_anomaly`: remember each node's forward traceback and raise
+when a backward function returns NaN, naming the op (`Function 'LogBackward0' returned nan values in its 0th
 output.`) with the forward traceback as a warning."""
 import warnings
 
@@ -17,12 +17,13 @@ def is_anomaly_check_nan_enabled():
 
 
 class detect_anomaly:
-    """`torch.autograd.detect_anomaly(check_nan=True)`: context manager (and decorator) enabling anomaly mode."""
+    """`torch.autograd.detect_anomaly(check_nan=True)`: context manager (and decorator) enabling anomaly
+    mode."""
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan
-        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
-                      "enabled for debugging.", UserWarning, stacklevel=2)
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should "
+                      "only be enabled for debugging.", UserWarning, stacklevel=2)
 
     def __enter__(self):
         self.prev = anomaly_enabled()
@@ -44,8 +45,8 @@ class detect_anomaly:
 
 
 class set_detect_anomaly:
-    """`torch.autograd.set_detect_anomaly(mode, check_nan=True)`: sets anomaly mode now; also a context manager
-    restoring the previous mode."""
+    """`torch.autograd.set_detect_anomaly(mode, check_nan=True)`: sets anomaly mode now; also a context
+    manager restoring the previous mode."""
 
     def __init__(self, mode, check_nan=True):
         self.prev = anomaly_enabled()

@@ -38,15 +38,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if is_grads_batched:
         raise NotImplementedError("is_grads_batched=True is not supported by torchshim")
     if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got "
-                         "allow_unused=False.")
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but "
+                         "got allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if len(grads) != len(outputs):
-        raise RuntimeError(f"grad_outputs must be of the same length as outputs. Got {len(grads)} grad_outputs "
-                           f"and {len(outputs)} outputs.")
-    return run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t, allow_unused=allow_unused,
+        raise RuntimeError(f"grad_outputs must be of the same length as outputs. Got {len(grads)} "
+                           f"grad_outputs and {len(outputs)} outputs.")
+    return run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
+                        allow_unused=allow_unused,
                         accumulate=False, materialize=materialize_grads)

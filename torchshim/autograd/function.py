@@ -2,9 +2,9 @@
 
 `apply` runs `forward` with grad mode off, then (when an input requires grad) attaches a backward node to the
 outputs. The node is the `ctx` object itself, as in PyTorch: `out.grad_fn` is an instance of
-`<Name>Backward`, and whatever `forward` stored on `ctx` is there in `backward`. `backward` runs with grad mode
-equal to `create_graph`, so a backward written with differentiable ops supports double backward. The node has
-an edge per tensor argument (`(None, 0)` in `next_functions` when that tensor needs no gradient).
+`<Name>Backward`, and whatever `forward` stored on `ctx` is there in `backward`. `backward` runs with grad
+mode equal to `create_graph`, so a backward written with differentiable ops supports double backward. The node
+has an edge per tensor argument (`(None, 0)` in `next_functions` when that tensor needs no gradient).
 """
 import functools
 
@@ -40,8 +40,8 @@ class FunctionCtx:
         self.materialize_grads = bool(value)
 
     def mark_shared_storage(self, *pairs):
-        raise RuntimeError("mark_shared_storage is deprecated. Tensors with shared storages are automatically "
-                           "tracked. Note that calls to `set_()` are not tracked")
+        raise RuntimeError("mark_shared_storage is deprecated. Tensors with shared storages are "
+                           "automatically tracked. Note that calls to `set_()` are not tracked")
 
 
 class BackwardCFunction(FunctionCtx, N.Node):
@@ -141,13 +141,14 @@ class Function(metaclass=_FunctionMeta):
 
     def __init__(self, *args, **kwargs):
         import warnings
-        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all static, "
-                      "so you should invoke them on the class itself. Instantiating an autograd function will "
-                      "raise an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+                      "static, so you should invoke them on the class itself. Instantiating an autograd "
+                      "function will raise an error in a future version of PyTorch.", DeprecationWarning,
+                      stacklevel=2)
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
-                           "new-style autograd function with static forward method. (Example: "
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please "
+                           "use new-style autograd function with static forward method. (Example: "
                            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @staticmethod
@@ -167,8 +168,8 @@ class Function(metaclass=_FunctionMeta):
 
     @staticmethod
     def jvp(ctx, *grad_inputs):
-        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
-                                  "with forward mode AD.")
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use "
+                                  "it with forward mode AD.")
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -215,7 +216,8 @@ def _wrap_outputs(ctx, args, out, recording):
         marked = id(o) in non_diff  # before aliasing: the mark names the object forward returned
         if id(o) in dirty:
             if o._requires_grad and o._grad_fn is None and not o._diff_view:
-                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                                   "operation.")
         elif id(o) in inputs_by_id:
             o = outs[i] = _alias(o)
         ctx._out_meta.append((o._shape, o._dtype, o._storage.device))  # every tensor output gets a grad slot
@@ -229,9 +231,11 @@ def _wrap_outputs(ctx, args, out, recording):
 
 
 def _alias(t):
-    a = Tensor._make(t._storage, t._shape, t._stride, t._offset, t._dtype, t._vc, t._base if t._base is not None
+    a = Tensor._make(t._storage, t._shape, t._stride, t._offset, t._dtype, t._vc,
+                     t._base if t._base is not None
                      else t, t._lens)
-    a._diff_view = False  # an alias with its own history (the Function's node), not a strided read of the base
+    # an alias with its own history (the Function's node), not a strided read of the base
+    a._diff_view = False
     return a
 
 

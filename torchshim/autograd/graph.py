@@ -5,8 +5,8 @@ __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_
 
 
 class saved_tensors_hooks:
-    """`saved_tensors_hooks(pack_hook, unpack_hook)`: tensors saved for backward inside the context are stored as
-    `pack_hook(tensor)` and restored with `unpack_hook(packed)` at backward."""
+    """`saved_tensors_hooks(pack_hook, unpack_hook)`: tensors saved for backward inside the context are stored
+    as `pack_hook(tensor)` and restored with `unpack_hook(packed)` at backward."""
 
     def __init__(self, pack_hook, unpack_hook):
         self.pack_hook = pack_hook
@@ -40,7 +40,8 @@ class save_on_cpu(saved_tensors_hooks):
 
 
 class disable_saved_tensors_hooks:
-    """`disable_saved_tensors_hooks(error_message)`: entering saved_tensors_hooks inside raises error_message."""
+    """`disable_saved_tensors_hooks(error_message)`: entering saved_tensors_hooks inside raises
+    error_message."""
 
     def __init__(self, error_message):
         self.error_message = error_message

@@ -64,14 +64,15 @@ _AUTOGRAD_DTYPE = ("integer result of a differentiable op with an input requirin
                    "dtype: Long'; ops run with recording off and can't see grad mode, so the check belongs "
                    "in autograd/_ops.py (lead)")
 _FLOOR_DIVIDE = ("floor_divide has no derivative in PyTorch (grad_fn NotImplemented, backward raises "
-                 "'derivative for aten::floor_divide is not implemented'); torchshim needs a raising rule in"
-                 " _formulas.py INPUT_RULES (lead)")
+                 "'derivative for aten::floor_divide is not implemented'); torchshim needs a raising rule on"
+                 " its registration (grad_rule= with saves='inputs')")
 _SCATTER_REDUCE_ARG = ("scatter(reduce='add'/'multiply') has no derivative in PyTorch (backward raises "
-                       "'derivative for aten::scatter is not implemented'); needs a raising rule in "
-                       "_formulas.py INPUT_RULES (lead)")
+                       "'derivative for aten::scatter is not implemented'); needs a raising rule on its "
+                       "registration (grad_rule= with saves='inputs')")
 _SCATTER_TORCH_BUG = ("PyTorch's ScatterBackward0 returns src's gradient shaped like index, which its engine"
                       " rejects ('invalid gradient at index 1') when src is larger than index; torchshim "
-                      "returns the correct gradient (emulating the error needs an INPUT_RULES rule, lead)")
+                      "returns the correct gradient (emulating the error needs a grad_rule on scatter's "
+                      "registration)")
 _SCATTER_REDUCE_ALIAS = ("scatter_reduce(reduce='min'/'max') (accepted aliases in the forward): PyTorch's "
                          "backward rejects them ('Expected reduce to be one of ... but got min'); needs a "
                          "raising rule (lead)")

@@ -488,6 +488,13 @@ def node_class(name):
     return cls
 
 
+def rename(node, name):
+    """Give op node `node` PyTorch's name `name` (an in-place variant's node, e.g. TBackward1): its `name()`
+    and its class change together."""
+    node._name = name
+    node.__class__ = node_class(name)
+
+
 def _differentiable_dtype(t):
     d = t._dtype
     return d.is_floating_point or d.is_complex

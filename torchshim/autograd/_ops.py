@@ -1,10 +1,11 @@
 """Differentiability for every op in the table, derived from its forward.
 
-`differentiable(op)` wraps an op's front function: when grad mode is on and an input requires grad, the op runs
-(with recording off inside it, so a composite op is one node) and a `FnNode` is attached to its floating-point
-outputs. The node's pullback is `jax.vjp` of the same front function re-run on the saved input arrays, jitted
-once per (op, non-tensor arguments, tensor dtypes); explicit rules in `_formulas.py` replace it where PyTorch
-saves the result (sigmoid, tanh, exp, ...).
+`differentiable(op)` wraps an op's front function: when grad mode is on and an input requires grad, the op
+runs (with recording off inside it, so a composite op is one node) and a `FnNode` is attached to its
+floating-point outputs. The node's pullback is `jax.vjp` of the same front function re-run on the saved input
+arrays, jitted once per (op, non-tensor arguments, tensor dtypes); an explicit rule from the op's registration
+replaces it where PyTorch saves the result (sigmoid, tanh, exp, ...). The op's facts (node name, what it
+saves, its rule) are arguments: `register()` keeps them on the op's entry and `install()` passes them here.
 """
 import numbers
 
@@ -13,7 +14,7 @@ import jax.numpy as jnp
 from .. import _dtype as D
 from .. import _view as V
 from .._tensor import Tensor, fresh
-from . import _formulas as F
+from ._names import default_grad_name
 from ._node import record
 from .grad_mode import _state
 
@@ -116,12 +117,21 @@ def _differentiable_dtype(t):
     return t._dtype.is_floating_point or t._dtype.is_complex
 
 
-def differentiable(name, fn):
-    """`fn` (an op's front function) recording a tape node when an input requires grad."""
-    bw_name = F.backward_name(name)
-    policy = F.save_policy(name)
-    rule = F.RULES.get(name)
-    input_rule = F.INPUT_RULES.get(name)
+def differentiable(name, fn, *, grad_name=None, saves=None, grad_rule=None):
+    """`fn` (an op's front function) recording a tape node when an input requires grad.
+
+    grad_name: the node's name (`grad_fn` class name), a string or callable(args, kwargs) -> str; default
+      `<CamelCase(name)>Backward0`.
+    saves: what the node saves for backward, 'inputs' (tensor inputs, version-checked), 'none' (nothing
+      checked: linear ops, views), 'output' (the result, for `grad_rule`), or callable(args, kwargs) -> one of
+      those; default 'output' with a `grad_rule`, else 'inputs'.
+    grad_rule: an explicit pullback `rule(saved_arrays, cotangents, mask) -> [gradient of each input where
+      mask]` replacing the vjp of `fn`; saved_arrays are [result] with saves='output', else the inputs'. An
+      op with several outputs saves its inputs and has no rule.
+    """
+    bw_name = default_grad_name(name) if grad_name is None else grad_name
+    policy = saves if saves is not None else "output" if grad_rule is not None else "inputs"
+    rule = grad_rule
 
     def op(*args, **kwargs):
         if not _state.enabled or not any_requires_grad(args, kwargs):
@@ -152,9 +162,9 @@ def differentiable(name, fn):
         forward = _make_forward(fn, template, metas, picked)
         n = bw_name(args, kwargs) if callable(bw_name) else bw_name
         saves = policy(args, kwargs) if callable(policy) else policy
-        r = rule if saves == "output" else input_rule
+        r = rule
         if saves == "output" and (r is None or len(outputs) != 1):
-            saves, r = "inputs", input_rule
+            saves, r = "inputs", None
         node = record(n, tensors, outputs, forward, key, saves=saves, rule=r)
         if node is not None and tensors and any(o._base is not None for o in outputs):
             for o in outputs:

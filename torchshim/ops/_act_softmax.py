@@ -55,7 +55,7 @@ def softmax_dim_kernel(input, dim, dtype, log=False, neg=False):
     return P.fresh(out, rdt, input._storage.device)
 
 
-@register("softmax", functional=True, kind="activation")
+@register("softmax", kind="activation")
 def softmax(input, dim, dtype=None):
     """`torch.softmax(input, dim, dtype=None)` / `Tensor.softmax(dim, dtype=None)`: exp(x) / sum(exp(x)) along
     dim (input cast to `dtype` first when given). `F.softmax`'s implicit dim is in nn/functional."""
@@ -63,14 +63,14 @@ def softmax(input, dim, dtype=None):
     return softmax_dim_kernel(input, dim, dtype)
 
 
-@register("log_softmax", functional=True, kind="activation")
+@register("log_softmax", kind="activation")
 def log_softmax(input, dim, dtype=None):
     """`torch.log_softmax(input, dim, dtype=None)` / `Tensor.log_softmax`: x - logsumexp(x) along dim."""
     _check("log_softmax", input)
     return softmax_dim_kernel(input, dim, dtype, log=True)
 
 
-@register("softmin", method=False, function=False, functional=True, kind="activation")
+@register("softmin", method=False, function=False, kind="activation", grad_name="SoftmaxBackward0")
 def softmin(input, dim, dtype=None):
     """softmax(-input, dim, dtype) (PyTorch's node is SoftmaxBackward0); `F.softmin`'s implicit dim is in
     nn/functional."""

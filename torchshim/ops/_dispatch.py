@@ -28,7 +28,8 @@ DEFAULT, INT_TO_FLOAT, ALWAYS_BOOL, COMPLEX_TO_FLOAT, BOOL_TO_LONG, NO_OPMATH = 
 
 
 def _result_dtypes(kind, promoted):
-    """(compute dtype, result dtype) of an elementwise op of promotion `kind` on inputs promoting to `promoted`."""
+    """(compute dtype, result dtype) of an elementwise op of promotion `kind` on inputs promoting to
+    `promoted`."""
     if kind == INT_TO_FLOAT and not (promoted.is_floating_point or promoted.is_complex):
         p = D.get_default_dtype()
         return p, p
@@ -79,8 +80,8 @@ def check_devices(tensors):
             if dev.type == "cpu" and dev is not d:
                 dev = d
                 continue
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{dev} and {d}!")
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                               f"devices, {dev} and {d}!")
     return dev
 
 
@@ -102,7 +103,8 @@ def broadcast_error(shapes):
 
 
 def _operand_error(name, pos, argname, x):
-    return TypeError(f"{name}(): argument '{argname}' (position {pos}) must be Tensor, not {type(x).__name__}")
+    return TypeError(f"{name}(): argument '{argname}' (position {pos}) must be Tensor, "
+                     f"not {type(x).__name__}")
 
 
 def _is_scalar(x):
@@ -114,7 +116,8 @@ _LOW_PRECISION = (np.dtype(D.float16.np), np.dtype(D.bfloat16.np))
 
 def _cast_body(jfn, opmath=True):
     def body(*args, cdt, rdt, **kw):
-        if opmath and cdt in _LOW_PRECISION:  # PyTorch computes half/bfloat16 math in float32 ("opmath") and rounds once
+        # PyTorch computes half/bfloat16 math in float32 ("opmath") and rounds once
+        if opmath and cdt in _LOW_PRECISION:
             cdt = np.float32
         args = [a.astype(cdt) if a.dtype != cdt else a for a in map(jnp.asarray, args)]
         r = jfn(*args, **kw)

@@ -15,7 +15,8 @@ import numpy as np
 from .. import _dtype as D
 from .._promotion import short_name
 from . import _dispatch as P
-from ._loss_common import (MEAN, NONE, SUM, Like, add_names, device_of, host, not_implemented,
+from ..autograd._names import arg
+from ._loss_common import (MEAN, NONE, SUM, Like, device_of, host, not_implemented,
                            once_differentiable, opmath, rnd, rt)
 from ._registry import register
 
@@ -120,7 +121,30 @@ def _check_targets(target, c, ignore_index):
         raise IndexError(f"Target {int(a[np.argmax(bad)])} is out of bounds.")
 
 
-@register("nll_loss", method=False, function=False, functional=True, kind="loss")
+# ---- grad_fn names of nll_loss and cross_entropy ------------------------------------------------------
+def _nll_name_of(ndim, reduction):
+    if ndim <= 2:
+        return "NllLossBackward0"
+    if ndim == 4 or reduction != NONE:
+        return "NllLoss2DBackward0"
+    return "ViewBackward0"
+
+
+def _nll_name(args, kwargs):
+    return _nll_name_of(args[0].ndim, arg(args, kwargs, 3, "reduction", MEAN))
+
+
+def _ce_name(args, kwargs):
+    x, t = args[0], args[1]
+    reduction = arg(args, kwargs, 3, "reduction", MEAN)
+    if tuple(x._shape) == tuple(t._shape):
+        return "DivBackward1" if reduction == MEAN and x.numel() else "NegBackward0"
+    if arg(args, kwargs, 5, "label_smoothing", 0.0) > 0:
+        return "AddBackward0"
+    return _nll_name_of(x.ndim, reduction)
+
+
+@register("nll_loss", method=False, function=False, kind="loss", grad_name=_nll_name)
 def nll_loss(input, target, weight=None, reduction=MEAN, ignore_index=-100):
     """ATen `nll_loss_nd(input, target, weight=None, reduction=Mean, ignore_index=-100)`: -input[n, target[n]]
     (times weight[target[n]]) for input (C), (N, C) or (N, C, d1, ...) and int64/uint8 class indices; 'mean'
@@ -210,7 +234,7 @@ def _log_softmax_check(input):
     return cd
 
 
-@register("cross_entropy", method=False, function=False, functional=True, kind="loss")
+@register("cross_entropy", method=False, function=False, kind="loss", grad_name=_ce_name)
 def cross_entropy(input, target, weight=None, reduction=MEAN, ignore_index=-100, label_smoothing=0.0):
     """ATen `cross_entropy_loss(input, target, weight=None, reduction=Mean, ignore_index=-100,
     label_smoothing=0.0)`: log_softmax over the class dim (dim 1, or 0 for a 1-D input) followed by nll_loss
@@ -289,7 +313,7 @@ def _mm_k(x, t, w, *, p, margin, reduction, has_w, none_shape):
                                "derivative for aten::multi_margin_loss_backward is not implemented")
 
 
-@register("multi_margin_loss", method=False, function=False, functional=True, kind="loss")
+@register("multi_margin_loss", method=False, function=False, kind="loss")
 def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=MEAN):
     """ATen `multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=Mean)`: per sample,
     sum over classes d != y of max(0, margin - x[y] + x[d])^p * weight[y] / C. float32/float64; int64 targets;
@@ -351,7 +375,7 @@ def _mlm_k(x, t, *, reduction):
     return r
 
 
-@register("multilabel_margin_loss", method=False, function=False, functional=True, kind="loss")
+@register("multilabel_margin_loss", method=False, function=False, kind="loss")
 def multilabel_margin_loss(input, target, reduction=MEAN):
     """ATen `multilabel_margin_loss(input, target, reduction=Mean)`: per sample, the target classes are
     target's entries before the first -1; sum over target classes j and non-target classes d of
@@ -378,34 +402,3 @@ def multilabel_margin_loss(input, target, reduction=MEAN):
     _scalar_type_check(D.int64, target)
     r = _mlm_k(input._value, target._value, reduction=reduction)
     return P.fresh(r.astype(d.np), d, device_of(input))
-
-
-# ---- grad_fn names -----------------------------------------------------------------------------------------
-def _nll_name_of(ndim, reduction):
-    if ndim <= 2:
-        return "NllLossBackward0"
-    if ndim == 4 or reduction != NONE:
-        return "NllLoss2DBackward0"
-    return "ViewBackward0"
-
-
-def _arg(args, kwargs, pos, name, default):
-    return args[pos] if len(args) > pos else kwargs.get(name, default)
-
-
-def _nll_name(args, kwargs):
-    return _nll_name_of(args[0].ndim, _arg(args, kwargs, 3, "reduction", MEAN))
-
-
-def _ce_name(args, kwargs):
-    x, t = args[0], args[1]
-    reduction = _arg(args, kwargs, 3, "reduction", MEAN)
-    if tuple(x._shape) == tuple(t._shape):
-        return "DivBackward1" if reduction == MEAN and x.numel() else "NegBackward0"
-    if _arg(args, kwargs, 5, "label_smoothing", 0.0) > 0:
-        return "AddBackward0"
-    return _nll_name_of(x.ndim, reduction)
-
-
-add_names({"nll_loss": _nll_name, "cross_entropy": _ce_name, "multi_margin_loss": "MultiMarginLossBackward0",
-           "multilabel_margin_loss": "MultilabelMarginLossBackward0"})

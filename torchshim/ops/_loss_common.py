@@ -12,11 +12,10 @@ import numpy as np
 from .. import _dtype as D
 from .._promotion import can_cast, result_type, short_name
 from .._tensor import Tensor
-from ..autograd._formulas import add_names
 
 __all__ = ["NONE", "MEAN", "SUM", "LOW", "EPS12", "opmath", "rnd", "reduce", "reduced_dtype", "Like", "rt",
            "host", "is_intlike", "mean_dtype_error", "cast_error", "check_inplace_cast", "not_implemented",
-           "by_reduction", "reduction_arg", "add_names", "once_differentiable", "raising_guard", "device_of",
+           "by_reduction", "reduction_arg", "once_differentiable", "raising_guard", "device_of",
            "bool_sub_error", "neg_bool_error", "broadcast_shape"]
 
 NONE, MEAN, SUM = 0, 1, 2  # at::Reduction

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import _dispatch as P
-from ._loss_common import (MEAN, NONE, SUM, add_names, device_of, host, not_implemented, raising_guard,
+from ._loss_common import (MEAN, NONE, SUM, device_of, host, not_implemented, raising_guard,
                            reduction_arg)
 from ._registry import register
 
@@ -199,7 +199,19 @@ def _ctc_checks(lp, targets, il, tl, blank, batch):
                                    f"{v}{ctx}")
 
 
-@register("ctc_loss", method=False, functional=True, kind="loss")
+def _ctc_name(args, kwargs):
+    r = reduction_arg(args, kwargs, 5, NONE)
+    if r == MEAN:
+        return "MeanBackward0"
+    if r == SUM:
+        return "SumBackward0"
+    if args[0].ndim != 3:
+        return "SqueezeBackward1"
+    zi = args[6] if len(args) > 6 else kwargs.get("zero_infinity", False)
+    return "WhereBackward0" if zi else "CtcLossBackward0"
+
+
+@register("ctc_loss", method=False, kind="loss", grad_name=_ctc_name)
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=NONE, zero_infinity=False):
     """`torch.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
     zero_infinity=False)`: the Connectionist Temporal Classification loss. log_probs (T, N, C) or (T, C)
@@ -226,18 +238,3 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     r = _ctc_k(log_probs._value, targets._value, il, tl, blank=int(blank), reduction=int(reduction),
                zero_infinity=bool(zero_infinity), batched=batched, concat_len=concat_len)
     return P.fresh(r, d, device_of(log_probs))
-
-
-def _ctc_name(args, kwargs):
-    r = reduction_arg(args, kwargs, 5, NONE)
-    if r == MEAN:
-        return "MeanBackward0"
-    if r == SUM:
-        return "SumBackward0"
-    if args[0].ndim != 3:
-        return "SqueezeBackward1"
-    zi = args[6] if len(args) > 6 else kwargs.get("zero_infinity", False)
-    return "WhereBackward0" if zi else "CtcLossBackward0"
-
-
-add_names({"ctc_loss": _ctc_name})

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from . import _dispatch as P
 from . import _subgrad as S
-from ._loss_common import (EPS12, MEAN, NONE, Like, add_names, bool_sub_error, broadcast_shape, by_reduction,
+from ._loss_common import (EPS12, MEAN, NONE, Like, bool_sub_error, broadcast_shape, by_reduction,
                            device_of, is_intlike, neg_bool_error, not_implemented, opmath, reduce,
                            reduced_dtype, rnd, rt)
 from ._registry import register
@@ -49,7 +49,7 @@ def _hinge_k(x, t, *, reduction, margin, dt, rdt):
     return reduce(out, reduction, dt, rdt)
 
 
-@register("hinge_embedding_loss", method=False, functional=True, kind="loss")
+@register("hinge_embedding_loss", method=False, kind="loss", grad_name=by_reduction("AddBackward0", 3, NONE))
 def hinge_embedding_loss(input, target, margin=1.0, reduction=NONE):
     """`torch.hinge_embedding_loss(input, target, margin=1.0, reduction=0)`: input where target != -1, plus
     max(0, margin - input) where target != 1, in input's dtype (an integer input truncates margin, as
@@ -77,7 +77,8 @@ def _ranking_k(a, b, t, *, reduction, margin, ddt, dt, tdt):
     return reduce(_clamp_min0(u), reduction, dt, dt)
 
 
-@register("margin_ranking_loss", method=False, functional=True, kind="loss")
+@register("margin_ranking_loss", method=False, kind="loss",
+          grad_name=by_reduction("ClampMinBackward0", 4, NONE))
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=NONE):
     """`torch.margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0)`:
     max(0, -target (input1 - input2) + margin), reduced."""
@@ -118,7 +119,7 @@ def _cos_emb_k(a, b, t, *, reduction, margin, dim, pdt, sdt, dt):
     return reduce(out, reduction, dt, dt)
 
 
-@register("cosine_embedding_loss", method=False, functional=True, kind="loss")
+@register("cosine_embedding_loss", method=False, kind="loss", grad_name=by_reduction("AddBackward0", 4, NONE))
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=NONE):
     """`torch.cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0)`: 1 - cos(x1, x2) where
     target == 1, max(0, cos(x1, x2) - margin) where target == -1 (cosine over the last dim, 1e-12 added to the
@@ -155,7 +156,8 @@ def _mlsm_k(x, t, w, *, reduction, xdt, dt, has_w):
     return reduce(loss, reduction, dt, dt)
 
 
-@register("multilabel_soft_margin_loss", method=False, function=False, functional=True, kind="loss")
+@register("multilabel_soft_margin_loss", method=False, function=False, kind="loss",
+          grad_name=by_reduction("DivBackward0", 3))
 def multilabel_soft_margin_loss(input, target, weight=None, reduction=MEAN):
     """`multilabel_soft_margin_loss(input, target, weight=None, reduction=Mean)` (PyTorch's Python "
     "function, as
@@ -196,7 +198,8 @@ def _triplet_k(a, pos, neg, *, reduction, margin, p, eps, swap, dt):
     return reduce(_clamp_min0(u), reduction, dt, dt)
 
 
-@register("triplet_margin_loss", method=False, functional=True, kind="loss")
+@register("triplet_margin_loss", method=False, kind="loss",
+          grad_name=by_reduction("ClampMinBackward0", 7, NONE))
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction=NONE):
     """`torch.triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
     reduction=0)`: max(0, margin + d(a, p) - d(a, n)), d the pairwise p-norm distance over the last dim
@@ -215,12 +218,3 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     r = _triplet_k(anchor._value, positive._value, negative._value, reduction=reduction, margin=float(margin),
                    p=float(p), eps=float(eps), swap=bool(swap), dt=d.np)
     return _new(r, d, anchor)
-
-
-add_names({
-    "hinge_embedding_loss": by_reduction("AddBackward0", 3, NONE),
-    "margin_ranking_loss": by_reduction("ClampMinBackward0", 4, NONE),
-    "cosine_embedding_loss": by_reduction("AddBackward0", 4, NONE),
-    "multilabel_soft_margin_loss": by_reduction("DivBackward0", 3),
-    "triplet_margin_loss": by_reduction("ClampMinBackward0", 7, NONE),
-})

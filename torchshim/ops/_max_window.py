@@ -1,12 +1,14 @@
 """Max pooling over regular windows (max_pool1d/2d/3d) as XLA window reductions.
 
 - Values: `lax.reduce_window(max)` — one pass, NaN-propagating like PyTorch's kernel.
-- Indices (`*_with_indices`, and the gradient): a variadic `reduce_window` over (value, flat index) pairs whose
+- Indices (`*_with_indices`, and the gradient): a variadic `reduce_window` over (value, flat index) pairs
+whose
   reducer is a total order — NaN above every number, the last NaN first among NaNs, then the larger value,
   then the smaller index — so the result does not depend on XLA's reduction order and equals PyTorch's scan:
-  the first maximum in row-major window order, the last NaN when there is one, and the first valid element of a
-  window whose values are all the lowest one (padding carries the largest index, so it never wins a tie).
-- Gradient: `custom_jvp` whose tangent is gathered at those indices, so reverse mode scatters each cotangent to
+  the first maximum in row-major window order, the last NaN when there is one, and the first valid element of
+  a window whose values are all the lowest one (padding carries the largest index, so it never wins a tie).
+- Gradient: `custom_jvp` whose tangent is gathered at those indices, so reverse mode scatters each cotangent
+to
   exactly PyTorch's index (ties included); jax's own rule for `reduce_window(max)` (select_and_scatter) picks
   other elements on ties and NaNs and is slower on CPU. Second derivatives are zero, as in PyTorch.
 
@@ -37,7 +39,8 @@ def _geometry(shape, kernel, stride, padding, dilation, out):
     high = [max(0, (out[j] - 1) * stride[j] + (kernel[j] - 1) * dilation[j] + 1 - sp[j] - padding[j])
             for j in range(len(kernel))]
     return dict(window_dimensions=(1,) * lead + tuple(kernel), window_strides=(1,) * lead + tuple(stride),
-                padding=((0, 0),) * lead + tuple(zip(padding, high)), window_dilation=(1,) * lead + tuple(dilation))
+                padding=((0, 0),) * lead + tuple(zip(padding, high)),
+                window_dilation=(1,) * lead + tuple(dilation))
 
 
 def _crop(y, out):

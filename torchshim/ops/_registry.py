@@ -29,7 +29,7 @@ from ..autograd import _tensor_api  # noqa: F401  (registers Tensor.backward, gr
 from ..autograd._ops import any_requires_grad, differentiable
 from ..autograd.grad_mode import is_grad_enabled
 
-__all__ = ["register", "OPS", "install", "installed"]
+__all__ = ["register", "OPS", "install", "installed", "records_node"]
 
 OPS = {}  # public name -> OpDef
 FUNCTIONAL = {}  # name -> public function, for torchshim.nn.functional (filled by install)
@@ -39,13 +39,14 @@ _TAKEN = set()  # every generated name, to reject duplicates
 
 class OpDef:
     __slots__ = ("name", "fn", "method", "inplace", "out", "aliases", "operators", "function", "kind",
-                 "functional", "inplace_function")
+                 "functional", "inplace_function", "grad_name", "saves", "grad_rule")
 
     def __init__(self, name, fn, method, inplace, out, aliases, operators, function, kind, functional=False,
-                 inplace_function=False):
+                 inplace_function=False, grad_name=None, saves=None, grad_rule=None):
         self.name, self.fn, self.method, self.inplace, self.out = name, fn, method, inplace, out
         self.aliases, self.operators, self.function, self.kind = aliases, operators, function, kind
         self.functional, self.inplace_function = functional, inplace_function
+        self.grad_name, self.saves, self.grad_rule = grad_name, saves, grad_rule  # None: the default
 
     def __repr__(self):
         return f"OpDef({self.name})"
@@ -58,7 +59,8 @@ def _claim(name):
 
 
 def register(name, *, method=True, inplace=False, out=False, aliases=(), operators=(), function=True,
-             kind="other", functional=False, inplace_function=False):
+             kind="other", functional=False, inplace_function=False, grad_name=None, saves=None,
+             grad_rule=None):
     """Decorator: register `fn` (PyTorch's signature, works on Tensors) as op `name`.
 
     functional: also `torchshim.nn.functional.<name>` (and its aliases).
@@ -67,6 +69,20 @@ def register(name, *, method=True, inplace=False, out=False, aliases=(), operato
 
     inplace: True derives `Tensor.name_` generically; a callable is used as `Tensor.name_` itself.
     kind: a tag for tests and docs ('pointwise', 'reduction', 'view', 'creation', ...).
+
+    The op's gradient facts (for ops that record a node, `records_node(op)`; see autograd/_ops.py
+    `differentiable`). Aliases and the generated in-place variant share them; a callable `inplace` records its
+    own node (e.g. `nn_activation.inplace_variant(name, fn, grad_name)` for PyTorch's `EluBackward1`):
+    grad_name: the `grad_fn` class name PyTorch shows, a string or callable(args, kwargs) -> str; default
+      `<CamelCase(name)>Backward0` (autograd/_names.py `default_grad_name`).
+    saves: what PyTorch saves for backward, which decides when an in-place modification of an input is an
+      error at backward: 'inputs' (default: tensor inputs, version-checked), 'none' (linear ops and views:
+      nothing checked), 'output' (the result), or callable(args, kwargs) -> one of those.
+    grad_rule: an explicit rule `rule(saved_arrays, cotangents, mask) -> [gradient of each input where mask]`
+      replacing the vjp of the forward; implies saves='output' (saved_arrays = [result]), for ops whose
+      PyTorch backward reads the result (the `.data` example of the 0.4 migration guide depends on it). With
+      an explicit saves='inputs' the rule gets the saved inputs' arrays instead (for an op whose jax
+      derivative differs from PyTorch's convention where the forward can't be written to match).
     """
     def deco(fn):
         for n in (name, *aliases):
@@ -77,7 +93,7 @@ def register(name, *, method=True, inplace=False, out=False, aliases=(), operato
         for op in operators:
             _claim(("operator", op))
         OPS[name] = OpDef(name, fn, method, inplace, out, tuple(aliases), tuple(operators), function, kind,
-                          functional, inplace_function)
+                          functional, inplace_function, grad_name, saves, grad_rule)
         return fn
     return deco
 
@@ -108,7 +124,8 @@ def with_out(fn, name):
             results = result if isinstance(result, tuple) else (result,)
             for o, r in zip(out, results):
                 write_out(o, r)
-            return type(result)(out) if isinstance(result, tuple) and hasattr(result, "_fields") else tuple(out)
+            return type(result)(out) if isinstance(result, tuple) and hasattr(result,
+                                                                              "_fields") else tuple(out)
         return write_out(out, result)
     return f
 
@@ -118,16 +135,16 @@ def write_out(out, result):
     if not isinstance(out, Tensor):
         raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
     if not can_cast(result._dtype, out._dtype):
-        raise RuntimeError(f"result type {short_name(result._dtype)} can't be cast to the desired output type "
-                           f"{short_name(out._dtype)}")
+        raise RuntimeError(f"result type {short_name(result._dtype)} can't be cast to the desired output "
+                           f"type {short_name(out._dtype)}")
     if result._shape != out._shape:
         if out.numel() != 0:
             warnings.warn(
-                f"An output with one or more elements was resized since it had shape {list(out._shape)}, which "
-                f"does not match the required output shape {list(result._shape)}. This behavior is deprecated, "
-                "and in a future PyTorch release outputs will not be resized unless they have zero elements. You "
-                "can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
-                "t.resize_(0).", UserWarning, stacklevel=3)
+                f"An output with one or more elements was resized since it had shape {list(out._shape)}, "
+                f"which does not match the required output shape {list(result._shape)}. This behavior is "
+                "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
+                "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                "elements with t.resize_(0).", UserWarning, stacklevel=3)
         out._resize_storage(result._shape)
     return out._assign_from(result, "out")
 
@@ -148,6 +165,14 @@ def _ioperator(inplace):
 _PLAIN_KINDS = ("creation", "random", "composite")
 
 
+def records_node(op):
+    """Whether `install()` wraps op's front function in `differentiable` (then its gradient facts apply).
+    In-place functions handle autograd when they write; creation and sampling ops have no gradient; composite
+    ops record through the ops they call."""
+    inplace_op = op.name.endswith("_") and not op.name.startswith("__")  # not a dunder (__getitem__)
+    return not (inplace_op or op.kind in _PLAIN_KINDS and op.name != "complex")
+
+
 def installed(name):
     """The public function `torchshim.<name>` as `install()` built it (autograd recording, `out=`): what an op
     calls when it needs another op with its history, e.g. a Tensor method whose argument order differs."""
@@ -160,10 +185,8 @@ def install(namespace):
     for name, value in METHODS.items():
         setattr(Tensor, name, value)
     for op in OPS.values():
-        # in-place functions handle autograd when they write; creation and sampling ops have no gradient
-        inplace_op = op.name.endswith("_") and not op.name.startswith("__")  # not a dunder (__getitem__)
-        plain = inplace_op or op.kind in _PLAIN_KINDS and op.name != "complex"
-        fn = op.fn if plain else differentiable(op.name, op.fn)
+        fn = differentiable(op.name, op.fn, grad_name=op.grad_name, saves=op.saves, grad_rule=op.grad_rule) \
+            if records_node(op) else op.fn
         public = with_out(fn, op.name) if op.out else fn
         ip = None
         if op.inplace:

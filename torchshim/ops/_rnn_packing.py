@@ -16,13 +16,9 @@ import numpy as np
 from .. import _dtype as D
 from .._promotion import short_name
 from .._tensor import Tensor
-from ..autograd._formulas import add_names
 from ..autograd._ops import differentiable
 from . import _dispatch as P
 from ._registry import register
-
-add_names({"_pack_padded_sequence_rows": "PackPaddedSequenceBackward0",
-           "_pad_packed_sequence_rows": "CopySlices", "pad_sequence": "CopySlices"})
 
 
 # ---- host values of small integer tensors (batch sizes, lengths) ------------------------------------------
@@ -88,7 +84,7 @@ def _pack_rows(input, idx):
     return P.fresh(_take_rows_k(input._value, idx._value), input._dtype, input._storage.device)
 
 
-_pack_core = differentiable("_pack_padded_sequence_rows", _pack_rows)
+_pack_core = differentiable("_pack_padded_sequence_rows", _pack_rows, grad_name="PackPaddedSequenceBackward0")
 
 
 def _lengths_host(lengths):
@@ -143,7 +139,7 @@ def _pad_rows(data, idx, steps, batch, padding_value):
     return P.fresh(out, data._dtype, data._storage.device)
 
 
-_pad_core = differentiable("_pad_packed_sequence_rows", _pad_rows)
+_pad_core = differentiable("_pad_packed_sequence_rows", _pad_rows, grad_name="CopySlices")
 
 
 @register("_pad_packed_sequence", method=False, kind="composite")
@@ -195,7 +191,7 @@ def _pad_sequence_k(seqs, *, batch_first, pad, left, length):
     return r if batch_first else jnp.swapaxes(r, 0, 1)
 
 
-@register("pad_sequence", method=False, function=False, kind="nn")
+@register("pad_sequence", method=False, function=False, kind="nn", grad_name="CopySlices")
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """`torch._C._nn.pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side='right')`:
     stack tensors of shape (L_i, *) into (max L, B, *) (or (B, max L, *)), padding on the right or left. The

@@ -45,7 +45,8 @@ def _real_dtype(x):
     return jnp.real(jnp.zeros((), x.dtype)).dtype
 
 
-# ---- sgn / abs -----------------------------------------------------------------------------------------------
+# ---- sgn / abs
+# -----------------------------------------------------------------------------------------------
 @jax.custom_jvp
 def sgn(x):
     """sign for real x, x/|x| (0 at 0) for complex; PyTorch's sgn_backward."""
@@ -87,7 +88,8 @@ def _abs_jvp(primals, tangents):
 abs_.defjvp(_abs_jvp, symbolic_zeros=True)
 
 
-# ---- pairwise extrema ----------------------------------------------------------------------------------------
+# ---- pairwise extrema
+# ----------------------------------------------------------------------------------------
 def _extremum(jfn, keep_a, keep_b):
     """maximum/minimum: ties split the gradient in half, NaN (unordered) gives it to both (PyTorch)."""
     @jax.custom_jvp
@@ -125,10 +127,11 @@ def fmin(a, b):
     return jnp.where((a <= b) | _isnan(b), a, b)
 
 
-# ---- clamp ---------------------------------------------------------------------------------------------------
+# ---- clamp
+# ---------------------------------------------------------------------------------------------------
 def clamp(x, lo, hi):
-    """min(max(x, lo), hi) with NaN propagation (lo or hi may be None); gradients as PyTorch's clamp_backward /
-    clamp_backward_min_max: x where lo <= x <= hi (closed interval; NaN gets none), lo where x < lo (and
+    """min(max(x, lo), hi) with NaN propagation (lo or hi may be None); gradients as PyTorch's clamp_backward
+    / clamp_backward_min_max: x where lo <= x <= hi (closed interval; NaN gets none), lo where x < lo (and
     lo < hi), hi where x > hi (or hi < lo)."""
     value = x
     if lo is not None:
@@ -148,11 +151,12 @@ def clamp(x, lo, hi):
     return jnp.broadcast_to(r, value.shape).astype(value.dtype)
 
 
-# ---- pow -----------------------------------------------------------------------------------------------------
+# ---- pow
+# -----------------------------------------------------------------------------------------------------
 @jax.custom_jvp
 def pow_(a, b):
-    """a ** b with PyTorch's pow_backward_self / pow_backward_exponent: no gradient to a where b == 0, none to b
-    where a == 0 and b >= 0 (real part, imaginary 0 for complex)."""
+    """a ** b with PyTorch's pow_backward_self / pow_backward_exponent: no gradient to a where b == 0, none to
+    b where a == 0 and b >= 0 (real part, imaginary 0 for complex)."""
     return jnp.power(a, b)
 
 
@@ -176,8 +180,8 @@ pow_.defjvp(_pow_jvp, symbolic_zeros=True)
 
 
 def pow_scalar_exp(a, e):
-    """a ** e for a Python number e (PowBackward0): e == 0 has a zero gradient; otherwise e * a ** (e - 1), with
-    a ** (e - 1) itself this function (so e == 1 has a zero second derivative, as PyTorch)."""
+    """a ** e for a Python number e (PowBackward0): e == 0 has a zero gradient; otherwise e * a ** (e - 1),
+    with a ** (e - 1) itself this function (so e == 1 has a zero second derivative, as PyTorch)."""
     if e == 0:
         return jax.lax.stop_gradient(jnp.power(a, jnp.zeros((), a.dtype)))
     return _pow_se(a, e)
@@ -201,7 +205,8 @@ def _pow_se_jvp(e, primals, tangents):
 _pow_se.defjvp(_pow_se_jvp, symbolic_zeros=True)
 
 
-# ---- other binary functions with PyTorch's singular-point conventions -----------------------------------------
+# ---- other binary functions with PyTorch's singular-point conventions
+# -----------------------------------------
 @jax.custom_jvp
 def copysign(a, b):
     """|a| with b's sign; d/da = result / a (0 where a == 0), nothing to b (copysign_tensor_self_backward)."""
@@ -298,7 +303,8 @@ def correctly_rounded_divide(a, b):
 
 @jax.custom_jvp
 def div(a, b):
-    """a / b; d/da = 1 / b, d/db = -a / (b * b) (PyTorch's div backward, for its double backward at b == 0)."""
+    """a / b; d/da = 1 / b, d/db = -a / (b * b) (PyTorch's div backward, for its double backward at b ==
+    0)."""
     return correctly_rounded_divide(a, b)
 
 
@@ -344,7 +350,8 @@ def logit(a, eps):
     return _logit(a, eps)
 
 
-# ---- sqrt whose derivative is 0 at 0 (std) ---------------------------------------------------------------------
+# ---- sqrt whose derivative is 0 at 0 (std)
+# ---------------------------------------------------------------------
 @jax.custom_jvp
 def sqrt0(v):
     """sqrt(v) with derivative 1 / (2 sqrt(v)) masked to 0 where the result is 0 (PyTorch's std_backward)."""
@@ -363,7 +370,8 @@ def _sqrt0_jvp(primals, tangents):
 sqrt0.defjvp(_sqrt0_jvp, symbolic_zeros=True)
 
 
-# ---- max/min reductions ----------------------------------------------------------------------------------------
+# ---- max/min reductions
+# ----------------------------------------------------------------------------------------
 def _keep(r, dims, keepdim):
     return r if keepdim else jnp.expand_dims(r, dims)
 
@@ -413,7 +421,8 @@ def _amax_jvp(dims, keepdim, is_max, primals, tangents):
         return out, jnp.zeros_like(out)
     mask = x == _keep(out, dims, keepdim)
     count = jnp.sum(mask, dims, keepdims=True).astype(x.dtype)
-    # (grad / count) * mask: NaN where the result is NaN (count 0). Spelled out: XLA folds mask/count to a select
+    # (grad / count) * mask: NaN where the result is NaN (count 0). Spelled out: XLA folds mask/count to a
+    # select
     coef = jnp.where(count == 0, jnp.nan, jnp.where(mask, 1 / count, 0)).astype(x.dtype)
     return out, jnp.sum(t * coef, dims, keepdims=keepdim)
 
@@ -445,7 +454,8 @@ def amax(x, dims, keepdim, is_max=True):
     return _amax(x, dims, keepdim, is_max)
 
 
-# ---- vector norms ----------------------------------------------------------------------------------------------
+# ---- vector norms
+# ----------------------------------------------------------------------------------------------
 def _vnorm_value(a, p, dims, keepdim):
     """The norm of |a| (a real, non-negative)."""
     if p == float("inf"):

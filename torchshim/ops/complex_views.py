@@ -18,7 +18,7 @@ from .. import _dtype as D
 from .. import _view as V
 from .._promotion import short_name
 from .._tensor import Tensor
-from ..autograd import _formulas as F
+from ..autograd._node import rename
 from ..autograd._ops import any_requires_grad, differentiable
 from ..autograd.grad_mode import is_grad_enabled
 from . import _dispatch as P
@@ -27,16 +27,6 @@ from .._methods import add_tensor_method
 from ._registry import installed, register
 
 __all__ = ["conj"]
-
-F.add_names(
-    {
-        "real": "SelectBackward0",
-        "imag": "SelectBackward0",
-        "resolve_conj": "CloneBackward0",
-        "resolve_neg": "CloneBackward0",
-    }
-)
-F._LINEAR.update({"view_as_real", "view_as_complex", "resolve_conj", "resolve_neg", "conj_physical"})
 
 
 def _check_tensor(fname, x, arg="input", pos=1):
@@ -60,7 +50,7 @@ def _view(x, shape, stride, offset, dtype, conj=False, neg=False):
 
 
 # ---- component views -------------------------------------------------------------------------------------
-@register("real", method=False, kind="view")
+@register("real", method=False, kind="view", grad_name="SelectBackward0", saves="none")
 def real(input):
     """`torch.real(input)` / `Tensor.real`: the real parts of a complex tensor as a view (writes change
     `input`); a real tensor is returned itself."""
@@ -77,7 +67,7 @@ def real(input):
     )
 
 
-@register("imag", method=False, kind="view")
+@register("imag", method=False, kind="view", grad_name="SelectBackward0", saves="none")
 def imag(input):
     """`torch.imag(input)` / `Tensor.imag`: the imaginary parts of a complex tensor as a view (of a lazily
     conjugated tensor: a view with the negative bit, as PyTorch's); an error for real tensors."""
@@ -95,7 +85,7 @@ def imag(input):
     )
 
 
-@register("view_as_real", method=False, kind="view")
+@register("view_as_real", method=False, kind="view", saves="none")
 def view_as_real(input):
     """`torch.view_as_real(input)`: a complex tensor as a real view with a trailing dim of size 2 (re, im)."""
     _check_tensor("view_as_real", input)
@@ -118,7 +108,7 @@ def view_as_real(input):
     )
 
 
-@register("view_as_complex", method=False, kind="view")
+@register("view_as_complex", method=False, kind="view", saves="none")
 def view_as_complex(input):
     """`torch.view_as_complex(input)`: a float32/float64 tensor whose last dim is (re, im) as a complex view.
 
@@ -157,7 +147,7 @@ def view_as_complex(input):
 
 
 # ---- the conjugate and negative bits -----------------------------------------------------------------------
-@register("conj", kind="view")
+@register("conj", kind="view", saves="none")
 def conj(input):
     """`torch.conj(input)`: a lazily conjugated view of a complex tensor (`is_conj()` is True; writes through
     it are conjugated back into `input`); a real tensor is returned itself."""
@@ -188,7 +178,7 @@ def _resolved(input):
     return _with_layout_of(input, input._value, input._dtype, input._storage.device)
 
 
-@register("resolve_conj", kind="copy")
+@register("resolve_conj", kind="copy", grad_name="CloneBackward0", saves="none")
 def resolve_conj(input):
     """`torch.resolve_conj(input)`: a conjugated copy of a tensor with the conjugate bit, else `input`
     itself."""
@@ -196,7 +186,7 @@ def resolve_conj(input):
     return _resolved(input) if _bits(input)[0] else input
 
 
-@register("resolve_neg", kind="copy")
+@register("resolve_neg", kind="copy", grad_name="CloneBackward0", saves="none")
 def resolve_neg(input):
     """`torch.resolve_neg(input)`: a negated copy of a tensor with the negative bit, else `input` itself."""
     _check_tensor("resolve_neg", input)
@@ -218,11 +208,12 @@ def _conj_physical_(self):
         return self
     value = _pub("conj_physical")(self)  # the recording op
     if value._grad_fn is not None:
-        value._grad_fn._name = "ConjPhysicalBackward1"  # PyTorch's node of the in-place variant
+        rename(value._grad_fn, "ConjPhysicalBackward1")  # PyTorch's node of the in-place variant
     return self._assign_from(value, "conj_physical_")
 
 
-@register("conj_physical", inplace=_conj_physical_, inplace_function=True, out=True, kind="pointwise")
+@register("conj_physical", inplace=_conj_physical_, inplace_function=True, out=True, kind="pointwise",
+          saves="none")
 def conj_physical(input):
     """`torch.conj_physical(input, *, out=None)`: the conjugate as a new tensor (no conjugate bit); a real
     tensor is returned itself."""

@@ -13,7 +13,8 @@ from .legacy_types import resolve_legacy_type
 
 @tensor_method("type")
 def type_method(self, dtype=None, non_blocking=False, **kwargs):
-    """`x.type()` -> 'torch.FloatTensor'; `x.type(torch.DoubleTensor)` or `x.type('torch.IntTensor')` casts."""
+    """`x.type()` -> 'torch.FloatTensor'; `x.type(torch.DoubleTensor)` or `x.type('torch.IntTensor')`
+    casts."""
     if dtype is None:
         return legacy_type_name(self._dtype, self._storage.device)
     d, dev = resolve_legacy_type(dtype)
@@ -68,7 +69,8 @@ def cpu(self, memory_format=None):
 
 @tensor_method()
 def cuda(self, device=None, non_blocking=False, memory_format=None):
-    """`Tensor.cuda(device=None, non_blocking=False, memory_format=torch.preserve_format)`: `self.to(device)`."""
+    """`Tensor.cuda(device=None, non_blocking=False, memory_format=torch.preserve_format)`:
+    `self.to(device)`."""
     if device is None:
         device = "cuda"
     elif isinstance(device, int):
@@ -85,7 +87,8 @@ def _dtype_method(name, d):
     def m(self, memory_format=None):
         return self.to(d, memory_format=memory_format)
     m.__name__, m.__qualname__ = name, "Tensor." + name
-    m.__doc__ = f"`Tensor.{name}(memory_format=torch.preserve_format)`: `self.to(torch.{d.name}, memory_format=...)`."
+    m.__doc__ = (f"`Tensor.{name}(memory_format=torch.preserve_format)`: "
+                 f"`self.to(torch.{d.name}, memory_format=...)`.")
     return m
 
 

@@ -16,8 +16,8 @@ from ._registry import register
 
 
 def dense_order(shape, stride):
-    """For PyTorch's is_non_overlapping_and_dense layouts (empty or contiguous included): the dims of size >= 2
-    from outermost to innermost in memory; None for layouts with gaps or overlaps."""
+    """For PyTorch's is_non_overlapping_and_dense layouts (empty or contiguous included): the dims of size >=
+    2 from outermost to innermost in memory; None for layouts with gaps or overlaps."""
     big = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: stride[d])
     if V.numel(shape) == 0 or V.is_contiguous(shape, stride):
         return tuple(d for d in range(len(shape)) if shape[d] >= 2)
@@ -71,8 +71,9 @@ def infer_dense_strides(shape, stride):
 @lru_cache(maxsize=4096)
 def like_strides(shape, stride, fmt):
     """The strides of PyTorch's `empty_like` of a (shape, stride) tensor in memory format `fmt`:
-    preserve_format keeps dense strides and otherwise keeps the memory order with dense strides (infer_dense_strides);
-    contiguous_format and channels_last(_3d) are the format's strides (rank errors as PyTorch)."""
+    preserve_format keeps dense strides and otherwise keeps the memory order with dense strides
+    (infer_dense_strides); contiguous_format and channels_last(_3d) are the format's strides (rank errors as
+    PyTorch)."""
     if fmt is L.preserve_format:
         return tuple(stride) if dense_order(shape, stride) is not None else infer_dense_strides(shape, stride)
     return L.format_strides(shape, fmt)
@@ -123,7 +124,7 @@ def _in_memory_order(arr, big_shape, perm):
     return arr.reshape(big_shape).transpose(perm)
 
 
-@register("clone", kind="copy")
+@register("clone", kind="copy", saves="none")
 def clone(input, *, memory_format=None):
     """`torch.clone(input, *, memory_format=torch.preserve_format)`: a copy with its own storage.
 
@@ -133,10 +134,11 @@ def clone(input, *, memory_format=None):
     return _with_layout_of(input, input._value, input._dtype, input._storage.device, memory_format)
 
 
-_INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single "
-                     "memory location. Please clone() the tensor before performing the operation.")
-_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-                    "single memory location. Please clone() the tensor before performing the operation.")
+_INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
+                     "single memory location. Please clone() the tensor before performing the operation.")
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor "
+                    "refer to a single memory location. Please clone() the tensor before performing the "
+                    "operation.")
 
 
 def _same_data(a, b):
@@ -190,8 +192,8 @@ def _check_broadcast_into(target, src):
     out = []
     for i, (x, y) in enumerate(zip(a, b)):
         if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
-                               f"dimension {i}")
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {i}")
         out.append(y if x == 1 else x)
     if tuple(out) != tuple(target):
         raise RuntimeError(f"output with shape {list(target)} doesn't match the broadcast shape {out}")
@@ -204,13 +206,14 @@ def _fill_inplace(self, value):
     """`Tensor.fill_(value)`: every element set to the number (or 0-dim tensor) `value`."""
     if isinstance(value, Tensor):
         if value.ndim != 0:
-            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
-                               "dimensions.")
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
         v = value
     else:
         from .indexing import _CTYPE, _overflows
         if _overflows(value, self._dtype):  # PyTorch's checked Scalar conversion
-            raise RuntimeError(f"value cannot be converted to type {_CTYPE[self._dtype.name]} without overflow")
+            raise RuntimeError(f"value cannot be converted to type {_CTYPE[self._dtype.name]} without "
+                               "overflow")
         v = value
     return self._assign_from(v, "fill_")
 
@@ -230,7 +233,7 @@ def fill(input, value):
     return _fill_inplace(clone(input), value)
 
 
-@register("type_as", function=False, kind="copy")
+@register("type_as", function=False, kind="copy", grad_name="ToCopyBackward0", saves="none")
 def type_as(self, other):
     """`Tensor.type_as(other)` -> `self.to(other.dtype)`: self when the dtype matches, else a copy that keeps
     self's strides when they are dense (PyTorch's preserve_format)."""
@@ -242,8 +245,8 @@ def type_as(self, other):
 
 def view_dtype(self, dtype):
     """`Tensor.view(dtype)`: the same bits as another dtype, with PyTorch's geometry (sizes, strides, offset)
-    and errors. Difference: the result reads a bit-cast copy of the whole storage, so it is not an alias (writes
-    to either side are not seen by the other)."""
+    and errors. Difference: the result reads a bit-cast copy of the whole storage, so it is not an alias
+    (writes to either side are not seen by the other)."""
     if dtype is self._dtype:
         return self
     if self._lens is not None and self._lens[1]:
@@ -267,7 +270,8 @@ def view_dtype(self, dtype):
             if shape[-1] % ratio:
                 raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {shape[-1]}")
             if offset % ratio:
-                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got "
+                                   f"{offset}")
             if stride[-1] != 1:
                 raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
             for k, s in enumerate(stride[:-1]):

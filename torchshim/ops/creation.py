@@ -45,7 +45,8 @@ def finish(array, dtype, device, requires_grad=False, stride=None):
     if stride is None or tuple(stride) == V.contiguous_strides(shape):
         t = P.fresh(place(array, device) if isinstance(array, np.ndarray) else array, dtype, device)
         if isinstance(array, np.ndarray) and array.dtype.kind in "iu" and 0 < array.size <= 1 << 20:
-            note_host_range(t._storage, array)  # index/target tensors made from host data: no sync to check them
+            # index/target tensors made from host data: no sync to check them
+            note_host_range(t._storage, array)
     else:  # scatter the values into a flat storage with this geometry
         n = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if all(shape) else 0
         idx = V.index_map(shape, tuple(stride), 0).reshape(-1)

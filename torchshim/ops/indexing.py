@@ -1,12 +1,12 @@
 """Indexing ops: index_select, gather, take, scatter(_add/_reduce), index_add/copy/fill/reduce, index_put,
 masked_fill/select/scatter, where, nonzero, argwhere.
 
-Out-of-range indices raise PyTorch's exception and message (JAX would clamp or drop them). These checks read the
-index values on the host, so they run for concrete arrays only: under jax tracing (a `jax.core.Tracer` inside a
-Tensor) indices are NOT checked and out-of-range values give JAX's clamped/filled results. Ops whose output shape
-depends on values (nonzero, argwhere, where(cond), masked_select) compute eagerly and raise under tracing.
-With duplicate indices, scatter/index_copy/index_put(accumulate=False) keep an unspecified one (as PyTorch).
-out= checks castability like other ops, not PyTorch's per-op "same dtype" rules.
+Out-of-range indices raise PyTorch's exception and message (JAX would clamp or drop them). These checks read
+the index values on the host, so they run for concrete arrays only: under jax tracing (a `jax.core.Tracer`
+inside a Tensor) indices are NOT checked and out-of-range values give JAX's clamped/filled results. Ops whose
+output shape depends on values (nonzero, argwhere, where(cond), masked_select) compute eagerly and raise under
+tracing. With duplicate indices, scatter/index_copy/index_put(accumulate=False) keep an unspecified one (as
+PyTorch). out= checks castability like other ops, not PyTorch's per-op "same dtype" rules.
 """
 import math
 import warnings
@@ -39,12 +39,14 @@ _CTYPE = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_
 # ---- helpers ---------------------------------------------------------------------------------------------
 def _need(fname, pos, argname, x):
     if not isinstance(x, Tensor):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not {type(x).__name__}")
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not "
+                        f"{type(x).__name__}")
 
 
 def _combo(fname, *args):
     got = ", ".join("Tensor" if isinstance(x, Tensor) else type(x).__name__ for x in args)
-    return TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), but expected one of:")
+    return TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), but expected "
+                     "one of:")
 
 
 def _host(arr):
@@ -77,9 +79,9 @@ def _overflows(v, d):
 
 
 def scalar_to(value, dtype):
-    """A Python number (or 0-dim tensor) as a numpy 0-d array of `dtype`, with PyTorch's overflow error ("value
-    cannot be converted to type float without overflow"). Floats to integers truncate; under tracing a 0-dim
-    tensor is just cast."""
+    """A Python number (or 0-dim tensor) as a numpy 0-d array of `dtype`, with PyTorch's overflow error
+    ("value cannot be converted to type float without overflow"). Floats to integers truncate; under tracing a
+    0-dim tensor is just cast."""
     if isinstance(value, Tensor):
         if isinstance(value._value, jax.core.Tracer):
             return value._value.astype(dtype.np)
@@ -98,8 +100,8 @@ def scalar_to(value, dtype):
 
 def _fill_value(name, value, dtype):
     if isinstance(value, Tensor) and value.ndim != 0:
-        raise RuntimeError(f"{name} only supports a 0-dimensional value tensor, but got tensor with {value.ndim} "
-                           "dimension(s).")
+        raise RuntimeError(f"{name} only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
     return scalar_to(value, dtype)
 
 
@@ -120,7 +122,8 @@ def _devs(*xs):
     return P.check_devices([t for t in xs if isinstance(t, Tensor)])
 
 
-# ---- the reduction core shared by the scatter / index_* / index_put kernels -------------------------------------
+# ---- the reduction core shared by the scatter / index_* / index_put kernels
+# -------------------------------------
 def _prod_into_f(a, idx, src, include_self):
     if not include_self:
         a = a.at[idx].set(jnp.ones((), a.dtype))
@@ -131,8 +134,8 @@ _prod_into = jax.custom_jvp(_prod_into_f, nondiff_argnums=(3,))
 
 
 def _prod_into_jvp(include_self, primals, tangents):
-    """PyTorch's scatter_reduce/index_reduce 'prod' backward (exclusive products where an element is 0) as a JVP;
-    jax's own scatter-multiply has no gradient for repeated indices."""
+    """PyTorch's scatter_reduce/index_reduce 'prod' backward (exclusive products where an element is 0) as a
+    JVP; jax's own scatter-multiply has no gradient for repeated indices."""
     from jax.custom_derivatives import SymbolicZero
     (a, idx, src), (ta, _, ts) = primals, tangents
     out = _prod_into(a, idx, src, include_self)
@@ -175,7 +178,8 @@ def reduce_into(a, idx, src, mode, include_self):
                 ident = 1 if mode == "prod" else 0
             a = a.at[idx].set(jnp.asarray(ident, a.dtype))
         ref = a.at[idx]
-        r = {"sum": ref.add, "mean": ref.add, "prod": ref.multiply, "amax": ref.max, "amin": ref.min}[mode](src)
+        r = {"sum": ref.add, "mean": ref.add, "prod": ref.multiply, "amax": ref.max,
+             "amin": ref.min}[mode](src)
         if mode == "mean":
             cnt = jnp.zeros(a.shape, jnp.int64).at[idx].add(1) + (1 if include_self else 0)
             cnt = jnp.maximum(cnt, 1).astype(a.dtype)
@@ -197,7 +201,10 @@ def _index_k(a, i, src, alpha, dim, mode, include_self):
     sshape = a.shape[:dim] + i.shape + a.shape[dim + 1:]
     src = jnp.broadcast_to(src, sshape) if src.ndim == 0 else src.reshape(sshape)
     if alpha is not None:
-        src = (src.astype(jnp.int32) * alpha.astype(jnp.int32) != 0) if src.dtype == jnp.bool_ else src * alpha
+        if src.dtype == jnp.bool_:
+            src = src.astype(jnp.int32) * alpha.astype(jnp.int32) != 0
+        else:
+            src = src * alpha
     idx = (slice(None),) * dim + (jnp.where(i < 0, i + a.shape[dim], i),)
     return reduce_into(a, idx, src, mode, include_self).reshape(shape)
 
@@ -208,7 +215,8 @@ def _index_run(self, dim, index, src, mode, include_self=True, alpha=None):
     return P.fresh(out, self._dtype, _devs(self, index, src))
 
 
-# ---- index_select, gather, take --------------------------------------------------------------------------------
+# ---- index_select, gather, take
+# --------------------------------------------------------------------------------
 @P.kernel(static=("dim", "out_shape"))
 def _select_k(a, i, dim, out_shape):
     return jnp.take(_as1(a), i.reshape(-1), axis=dim).reshape(out_shape)
@@ -216,8 +224,8 @@ def _select_k(a, i, dim, out_shape):
 
 @register("index_select", out=True, kind="indexing")
 def index_select(input, dim, index):
-    """`torch.index_select(input, dim, index, *, out=None)`: entries of `input` along `dim` at the 1-D (or 0-d)
-    int32/int64 `index`. Negative or too large indices raise IndexError "index out of range in self"."""
+    """`torch.index_select(input, dim, index, *, out=None)`: entries of `input` along `dim` at the 1-D (or
+    0-d) int32/int64 `index`. Negative or too large indices raise IndexError "index out of range in self"."""
     _need("index_select", 3, "index", index)
     dim = _wrap_dim(dim, input.ndim)
     if index._dtype not in _INTIDX:
@@ -256,8 +264,8 @@ def gather(input, dim, index, *, sparse_grad=False):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for d in range(len(sh)):
         if d != dim and ish[d] > sh[d]:
-            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index._shape)} to be no "
-                               f"larger than self {list(input._shape)} apart from dimension {dim}")
+            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index._shape)} to "
+                               f"be no larger than self {list(input._shape)} apart from dimension {dim}")
     bad = _first_bad(index, 0, sh[dim])
     if bad is not None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {sh[dim]}")
@@ -287,7 +295,8 @@ def take(input, index):
     return P.fresh(_take_k(input._value, index._value), input._dtype, _devs(input, index))
 
 
-# ---- scatter family ------------------------------------------------------------------------------------------
+# ---- scatter family
+# ------------------------------------------------------------------------------------------
 def _scatter_checks(self, dim, index, src):
     """PyTorch's scatter_gather_dtype_check + scatter_shape_check + bounds; returns the wrapped dim."""
     dim = _wrap_dim(dim, self.ndim)
@@ -349,9 +358,9 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
         if isinstance(src, Tensor):
-            warn_once("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
-                      "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
-                      "options.", UserWarning, stacklevel=3)
+            warn_once("The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+                      "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+                      "reduction options.", UserWarning, stacklevel=3)
         mode = "sum" if reduce == "add" else "prod"
     return _scatter(input, dim, index, src, mode)
 
@@ -372,8 +381,8 @@ _REDUCE = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "amin":
 @register("scatter_reduce", inplace=True, out=True, kind="indexing")
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """`torch.scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None)`; reduce 'sum',
-    'prod', 'mean' (integer mean floors), 'amax', 'amin' ('max'/'min' accepted, as PyTorch). include_self=False
-    ignores input's values at the scattered positions."""
+    'prod', 'mean' (integer mean floors), 'amax', 'amin' ('max'/'min' accepted, as PyTorch).
+    include_self=False ignores input's values at the scattered positions."""
     _need("scatter_reduce", 3, "index", index)
     _need("scatter_reduce", 4, "src", src)
     dim = _scatter_checks(input, dim, index, src)
@@ -384,7 +393,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     return _scatter(input, dim, index, src, _REDUCE[reduce], include_self)
 
 
-# ---- index_add, index_copy, index_fill, index_reduce ------------------------------------------------------------
+# ---- index_add, index_copy, index_fill, index_reduce
+# ------------------------------------------------------------
 def _index_func_checks(func, self, dim, index, source):
     """PyTorch's index_func_meta_impl checks (index_add / index_reduce); returns (wrapped dim, dim size)."""
     _need(func, 3, "index", index)
@@ -394,23 +404,25 @@ def _index_func_checks(func, self, dim, index, source):
         raise IndexError(f"{func}_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
                          f"{short_name(index._dtype)} and size: {list(index._shape)}")
     if index._dtype not in _INTIDX:
-        raise RuntimeError(f"{func}_(): Expected dtype int32/int64 for index but got: {short_name(index._dtype)}")
+        raise RuntimeError(f"{func}_(): Expected dtype int32/int64 for index but got: "
+                           f"{short_name(index._dtype)}")
     if self._dtype is not source._dtype:
-        raise RuntimeError(f"{func}_(): self ({short_name(self._dtype)}) and source ({short_name(source._dtype)}) "
-                           "must have the same scalar type")
+        raise RuntimeError(f"{func}_(): self ({short_name(self._dtype)}) and source "
+                           f"({short_name(source._dtype)}) must have the same scalar type")
     if not (dim == 0 or dim < source.ndim):
         raise RuntimeError(f"{func}_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
                            f"{source.ndim}")
     ssize = source._shape[dim] if source.ndim else 1
     if index.numel() != ssize:
-        raise RuntimeError(f"{func}_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
-                           f"({ssize}), for dim: {dim}")
+        raise RuntimeError(f"{func}_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({ssize}), for dim: {dim}")
     a, b = list(self._shape), list(source._shape)
     if a and b:
         del a[dim], b[dim]
     if a != b:
-        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
-                           f"Got self.shape = {list(self._shape)} source.shape = {list(source._shape)}")
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified "
+                           f"dimension. Got self.shape = {list(self._shape)} source.shape = "
+                           f"{list(source._shape)}")
     return dim, (self._shape[dim] if self.ndim else 1)
 
 
@@ -441,18 +453,21 @@ def index_copy(input, dim, index, source):
     if source.ndim == 0 and n != 1:
         raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
     if source.ndim != input.ndim and source.ndim and input.ndim:
-        raise IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
-                         f"match. Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})")
+        raise IndexError("index_copy_(): When source and destination are not scalars, their dimensionality "
+                         f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
+                         f"({input.ndim})")
     if index._dtype is not D.int64:
-        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {short_name(index._dtype)}")
+        raise RuntimeError("index_copy_(): Expected a long tensor for index, but got "
+                           f"{short_name(index._dtype)}")
     if input._dtype is not source._dtype:
         raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{short_name(input._dtype)} and (source) {short_name(source._dtype)}")
-    a, b = [s for d, s in enumerate(input._shape) if d != dim], [s for d, s in enumerate(source._shape) if d != dim]
+    a, b = [s for d, s in enumerate(input._shape) if d != dim], [s for d,
+                                                                 s in enumerate(source._shape) if d != dim]
     if a != b:
-        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. Destination "
-                           f"slice shape: {' '.join(map(str, a))} at dimension {dim} and source slice shape: "
-                           f"{' '.join(map(str, b))} at dimension 0.")
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. "
+                           f"Destination slice shape: {' '.join(map(str, a))} at dimension {dim} and source "
+                           f"slice shape: {' '.join(map(str, b))} at dimension 0.")
     if source.ndim and n != source._shape[dim]:
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
                          f"({source._shape[dim]})")
@@ -465,8 +480,8 @@ def index_copy(input, dim, index, source):
 
 @register("index_fill", inplace=True, kind="indexing")
 def index_fill(input, dim, index, value):
-    """`torch.index_fill(input, dim, index, value)`: input with the entries at int64 `index` along `dim` set to
-    the number (or 0-dim tensor) `value`; negative indices count from the end."""
+    """`torch.index_fill(input, dim, index, value)`: input with the entries at int64 `index` along `dim` set
+    to the number (or 0-dim tensor) `value`; negative indices count from the end."""
     _need("index_fill", 3, "index", index)
     if isinstance(value, Tensor):
         _fill_value("index_fill_", value if value.ndim else 0, input._dtype)
@@ -492,7 +507,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     'mean' (integer mean floors), 'amax' or 'amin'. Warns that it is beta, like PyTorch."""
     warn_once("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
     if reduce not in ("prod", "mean", "amax", "amin"):
-        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+                           f"{reduce}.")
     dim, size = _index_func_checks("index_reduce", input, dim, index, source)
     if input._dtype is D.bool_:
         raise NotImplementedError('"index_func_" not implemented for \'Bool\'')
@@ -535,7 +551,8 @@ def index_put(input, indices, values, accumulate=False):
     return P.fresh(out, input._dtype, _devs(input, values))
 
 
-# ---- masked ops ---------------------------------------------------------------------------------------------
+# ---- masked ops
+# ---------------------------------------------------------------------------------------------
 @P.kernel(static=("shape",))
 def _masked_fill_k(a, m, v, shape):
     return jnp.where(jnp.broadcast_to(m, shape), v.astype(a.dtype), jnp.broadcast_to(a, shape))
@@ -544,15 +561,17 @@ def _masked_fill_k(a, m, v, shape):
 @register("masked_fill", inplace=True, kind="indexing",
           grad_name=by_tensor(2, "value", "MaskedFillBackward1", "MaskedFillBackward0"))
 def masked_fill(input, mask, value):
-    """`torch.masked_fill(input, mask, value)`: input (broadcast with the bool `mask`) with `value` (a number or
-    0-dim tensor, converted to input's dtype with PyTorch's overflow check) where mask is True."""
+    """`torch.masked_fill(input, mask, value)`: input (broadcast with the bool `mask`) with `value` (a number
+    or 0-dim tensor, converted to input's dtype with PyTorch's overflow check) where mask is True."""
     if not isinstance(mask, Tensor):
         raise _combo("masked_fill", input, mask, value)
     if mask._dtype is not D.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {c_name(mask._dtype)}")
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{c_name(mask._dtype)}")
     v = _fill_value("masked_fill_", value, input._dtype)
     shape = _bshape((mask._shape, input._shape))
-    return P.fresh(_masked_fill_k(input._value, mask._value, v, shape=shape), input._dtype, _devs(input, mask))
+    return P.fresh(_masked_fill_k(input._value, mask._value, v, shape=shape), input._dtype,
+                   _devs(input, mask))
 
 
 @P.kernel(static=("shape",))
@@ -570,8 +589,8 @@ def masked_select(input, mask):
     shape = _bshape((mask._shape, input._shape))
     m = _host(mask._value)
     if m is None:
-        raise RuntimeError("masked_select has a data-dependent output shape and cannot run under jax tracing; use "
-                           "torch.where or masked_fill instead")
+        raise RuntimeError("masked_select has a data-dependent output shape and cannot run under jax "
+                           "tracing; use torch.where or masked_fill instead")
     pos = np.flatnonzero(np.broadcast_to(m, shape))
     return P.fresh(_masked_select_k(input._value, pos, shape=shape), input._dtype, _devs(input, mask))
 
@@ -592,8 +611,9 @@ def _masked_scatter(input, mask, source, inplace):
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{short_name(input._dtype)} and {short_name(source._dtype)}")
     if mask._dtype is D.uint8:
-        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
-                      "please use a mask with dtype torch.bool instead.", UserWarning, stacklevel=3)
+        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now "
+                      "deprecated,please use a mask with dtype torch.bool instead.", UserWarning,
+                      stacklevel=3)
     if mask._dtype is not D.bool_:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                            f"{short_name(mask._dtype)}")
@@ -619,8 +639,9 @@ def _masked_scatter_(self, mask, source):
 
 @register("masked_scatter", inplace=_masked_scatter_, kind="indexing")
 def masked_scatter(input, mask, source):
-    """`torch.masked_scatter(input, mask, source)`: input (broadcast with the bool mask) with the positions where
-    mask is True filled, in order, from source's leading elements. The source-size check is eager-only."""
+    """`torch.masked_scatter(input, mask, source)`: input (broadcast with the bool mask) with the positions
+    where mask is True filled, in order, from source's leading elements. The source-size check is
+    eager-only."""
     return P.fresh(_masked_scatter(input, mask, source, False), input._dtype, _devs(input, mask, source))
 
 
@@ -640,14 +661,16 @@ def where(condition, input=None, other=None):
     if not isinstance(condition, Tensor) or input is None or other is None:
         raise _combo("where", *[a for a in (condition, input, other) if a is not None])
     if condition._dtype is D.uint8:
-        warn_once("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
-                  "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
+        warn_once("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+                  "in a future version of PyTorch. Use a boolean condition instead.", UserWarning,
+                  stacklevel=3)
     elif condition._dtype is not D.bool_:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{short_name(condition._dtype)}")
     for pos, name, x in ((2, "input", input), (3, "other", other)):
         if not isinstance(x, (Tensor, bool, int, float, complex)):
-            raise TypeError(f"where(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}")
+            raise TypeError(f"where(): argument '{name}' (position {pos}) must be Tensor, not "
+                            f"{type(x).__name__}")
     rdt = P.promote(P.DEFAULT, (input, other))[1]
     vals = [t._value if isinstance(t, Tensor) else t for t in (condition, input, other)]
     _bshape([np.shape(v) for v in vals])
@@ -655,7 +678,8 @@ def where(condition, input=None, other=None):
 
 
 def _where_method(self, condition, other):
-    """`Tensor.where(condition, y)` -> `torch.where(condition, self, y)` (the installed, differentiable one)."""
+    """`Tensor.where(condition, y)` -> `torch.where(condition, self, y)` (the installed, differentiable
+    one)."""
     return installed("where")(condition, self, other)
 
 
@@ -669,12 +693,14 @@ def nonzero(input, *, as_tuple=False, out=None):
     eagerly on the host, an error under jax tracing. out= must be int64 (PyTorch's rule)."""
     a = _host(input._value)
     if a is None:
-        raise RuntimeError("torch.nonzero: the output shape depends on the input's values, so it cannot run under "
-                           "jax tracing; use jnp.nonzero(..., size=N) or torch.where(cond, x, y) instead")
+        raise RuntimeError("torch.nonzero: the output shape depends on the input's values, so it cannot run "
+                           "under jax tracing; use jnp.nonzero(..., size=N) or torch.where(cond, x, y) "
+                           "instead")
     coords = np.nonzero(a.reshape(a.shape or (1,)))
     dev = input._storage.device
     if as_tuple:
-        return tuple(P.fresh(jax.device_put(c.astype(np.int64), Dev.to_jax(dev)), D.int64, dev) for c in coords)
+        return tuple(P.fresh(jax.device_put(c.astype(np.int64), Dev.to_jax(dev)), D.int64,
+                             dev) for c in coords)
     res = np.stack(coords, axis=1) if input.ndim else np.zeros((coords[0].size, 0), np.int64)
     res = P.fresh(jax.device_put(res.astype(np.int64), Dev.to_jax(dev)), D.int64, dev)
     if out is not None and out._dtype is not D.int64:

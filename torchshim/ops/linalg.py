@@ -16,6 +16,7 @@ from .. import return_types
 from .._promotion import c_name, can_cast, short_name
 from .._tensor import Tensor, _wrap_dim
 from .._warnings import warn_once
+from ..autograd._names import arg, complex_input
 from . import _dispatch as P
 from ._dispatch import DEFAULT
 from ._registry import register
@@ -47,7 +48,8 @@ def _new(array, dtype, like):
 
 def _tensor_arg(name, pos, argname, x):
     if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument '{argname}' (position {pos}) must be Tensor, not {type(x).__name__}")
+        raise TypeError(f"{name}(): argument '{argname}' (position {pos}) must be Tensor, not "
+                        f"{type(x).__name__}")
 
 
 # ---- the checks of the ATen product kernels --------------------------------------------------------------
@@ -55,7 +57,8 @@ def _mm_check(sa, sb, da, db):
     if sa[1] != sb[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
     if da is not db:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {c_name(da)} != {c_name(db)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {c_name(da)} != "
+                           f"{c_name(db)}")
     if da is D.bool_:
         raise not_implemented("addmm_impl_cpu_", da)
 
@@ -76,20 +79,20 @@ def _dot_check(a, b):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a._dtype is not b._dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {short_name(a._dtype)} and "
-                           f"{short_name(b._dtype)}")
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{short_name(a._dtype)} and {short_name(b._dtype)}")
     n, m = a._shape[0], b._shape[0]
     if n != m:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number of "
-                           f"elements, but got {n} and {m} elements respectively")
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+                           f"number of elements, but got {n} and {m} elements respectively")
     if a._dtype is D.bool_:
         raise not_implemented("dot", a._dtype)
 
 
 def _bmm_check(s1, s2, d1, d2, kernel="bmm"):
     if (s2[0], s2[1]) != (s1[0], s1[2]):
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{s1[0]}, {s1[2]}] but "
-                           f"got: [{s2[0]}, {s2[1]}].")
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{s1[0]}, "
+                           f"{s1[2]}] but got: [{s2[0]}, {s2[1]}].")
     if d1 is not d2:
         raise RuntimeError(f"expected scalar type {short_name(d1)} but found {short_name(d2)}")
     if d1 is D.bool_:
@@ -156,17 +159,36 @@ def _matmul_out(r, out):
 
 def _dot_out(r, out):
     if out._dtype is not r._dtype:
-        raise RuntimeError(f"result dtype {short_name(out._dtype)} does not match input dtype {short_name(r._dtype)}")
+        raise RuntimeError(f"result dtype {short_name(out._dtype)} does not match input dtype "
+                           f"{short_name(r._dtype)}")
 
 
 # ---- products --------------------------------------------------------------------------------------------
-@register("matmul", operators=("__matmul__", "__rmatmul__"), kind="linalg")
+def _matmul_name(args, kwargs):
+    """The node PyTorch's matmul ends in: dot, mv, mm, bmm, or a view of a folded mm."""
+    a, b = args[0], args[1]
+    da, db = a.ndim, b.ndim
+    if da == 1 and db == 1:
+        return "DotBackward0"
+    if da == 2 and db == 1:
+        return "MvBackward0"
+    if da == 2 and db == 2:
+        return "MmBackward0"
+    if da == 1 and db == 2:
+        return "SqueezeBackward4"
+    if db == 2 and da > 2:
+        return "UnsafeViewBackward0"
+    return "UnsafeViewBackward0" if da > 2 and db > 2 and (a.shape[:-2] != b.shape[:-2]) else "BmmBackward0" \
+        if da == 3 and db == 3 else "UnsafeViewBackward0"
+
+
+@register("matmul", operators=("__matmul__", "__rmatmul__"), kind="linalg", grad_name=_matmul_name)
 @checked_out(_matmul_out)
 def matmul(input, other):
     """`torch.matmul(input, other, *, out=None)` / `@`: dot, mv, mm or broadcast batched products by ndim.
 
-    Same dtypes required (no promotion), as PyTorch; error messages follow PyTorch's dispatch path. There is no
-    in-place `@=` (as in PyTorch, `x @= y` rebinds x)."""
+    Same dtypes required (no promotion), as PyTorch; error messages follow PyTorch's dispatch path. There is
+    no in-place `@=` (as in PyTorch, `x @= y` rebinds x)."""
     _tensor_arg("matmul", 1, "input", input)
     _tensor_arg("matmul", 2, "other", other)
     _matmul_check(input, other)
@@ -230,9 +252,10 @@ def _outer_k(a, b, dt):
     return a.astype(dt)[:, None] * b.astype(dt)[None, :]
 
 
-@register("outer", out=True, aliases=("ger",), kind="linalg")
+@register("outer", out=True, aliases=("ger",), kind="linalg", grad_name="MulBackward0")
 def outer(input, vec2):
-    """`torch.outer(input, vec2, *, out=None)` (alias ger): outer product of 1-D tensors, promoting like mul."""
+    """`torch.outer(input, vec2, *, out=None)` (alias ger): outer product of 1-D tensors, promoting like
+    mul."""
     if input.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.ndim}-D")
     if vec2.ndim != 1:
@@ -248,11 +271,16 @@ def _mul_k(a, b, dt):
 
 def _tensordot_out(r, out):
     if out._dtype is not r._dtype:
-        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype {short_name(r._dtype)}, but got an "
-                           f"output tensor with dtype {short_name(out._dtype)}")
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype {short_name(r._dtype)}, but "
+                           f"got an output tensor with dtype {short_name(out._dtype)}")
 
 
-@register("inner", kind="linalg")
+def _inner_name(args, kwargs):
+    a, b = arg(args, kwargs, 0, "input"), arg(args, kwargs, 1, "other")
+    return "MulBackward0" if a.ndim == 0 or b.ndim == 0 else "ViewBackward0"
+
+
+@register("inner", kind="linalg", grad_name=_inner_name)
 @checked_out(_tensordot_out)
 def inner(input, other):
     """`torch.inner(input, other, *, out=None)`: sum-product over the last dims (a 0-D operand multiplies)."""
@@ -288,8 +316,8 @@ def _tensordot(a, b, dims1, dims2):
         elif s1 == 1:
             sum2.append(_wrap_dim(y, b.ndim))
         elif s1 != s2:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {x} and second "
-                               f"has size {s2} in dim {y}")
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {x} and "
+                               f"second has size {s2} in dim {y}")
     da, db = [], []
     for dims, nd, out in ((dims1, a.ndim, da), (dims2, b.ndim, db)):
         for d in dims:
@@ -311,7 +339,7 @@ def _dim_list(x, argname, pos):
     return [int(v) for v in x]
 
 
-@register("tensordot", method=False, kind="linalg")
+@register("tensordot", method=False, kind="linalg", grad_name="ViewBackward0")
 @checked_out(_tensordot_out)
 def tensordot(a, b, dims=2):
     """`torch.tensordot(a, b, dims=2, out=None)`: dims an int, a pair of dim lists, or a tensor of either.
@@ -320,12 +348,12 @@ def tensordot(a, b, dims=2):
     host, as PyTorch does; under jax tracing such a tensor (even `torch.tensor(1)` built inside the traced
     function) is a tracer whose values are unknown, so it raises RuntimeError: pass ints there."""
     if not isinstance(dims, (tuple, list, Tensor, int)):
-        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
-                           f"containing two lists, but got dims={dims}")
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
     if isinstance(dims, Tensor):
         if isinstance(dims._value, jax.core.Tracer):
-            raise RuntimeError("tensordot: dims given as a tensor decide the output shape, so they cannot be a traced "
-                               "value under jax tracing; pass dims as an int or as lists of ints")
+            raise RuntimeError("tensordot: dims given as a tensor decide the output shape, so they cannot be "
+                               "a traced value under jax tracing; pass dims as an int or as lists of ints")
         dims = dims.tolist() if dims.numel() > 1 else int(dims.item())
     if isinstance(dims, int):
         if dims < 0:
@@ -348,7 +376,7 @@ def _kron_k(a, b, dt):
     return r.reshape(tuple(p * q for p, q in zip(a.shape, b.shape)))
 
 
-@register("kron", out=True, kind="linalg")
+@register("kron", out=True, kind="linalg", grad_name="UnsafeViewBackward0")
 def kron(input, other):
     """`torch.kron(input, other, *, out=None)`: Kronecker product (promoting like mul)."""
     dt = P.promote(DEFAULT, (input, other))[1]
@@ -364,8 +392,8 @@ def _expand_check(t, shape):
         s, c = shape[-i], t._shape[-i]
         if c != s and c != 1:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({c}) at "
-                               f"non-singleton dimension {len(shape) - i}.  Target sizes: {list(shape)}.  Tensor "
-                               f"sizes: {list(t._shape)}")
+                               f"non-singleton dimension {len(shape) - i}.  Target sizes: {list(shape)}.  "
+                               f"Tensor sizes: {list(t._shape)}")
 
 
 def _scalars(dt, beta, alpha):
@@ -393,8 +421,8 @@ def _bad_inplace(fn, name, resize=False):
         if r._shape != self._shape and resize:
             self._resize_storage(r._shape)  # addbmm_ resizes a broadcastable self, silently, as PyTorch does
         if r._shape != self._shape:
-            raise RuntimeError(f"Bad in-place call: input tensor size {list(self._shape)} and output tensor size "
-                               f"{list(r._shape)} should match")
+            raise RuntimeError(f"Bad in-place call: input tensor size {list(self._shape)} and output tensor "
+                               f"size {list(r._shape)} should match")
         return self._assign_from(r, name + "_")
     ip.__name__ = name + "_"
     ip.__doc__ = f"In-place version of :meth:`Tensor.{name}` (self must already have the result's shape)."
@@ -403,7 +431,8 @@ def _bad_inplace(fn, name, resize=False):
 
 def _run_add(input, m1, m2, beta, alpha, shape, batch_sum=False):
     beta, alpha = _scalars(m1._dtype, beta, alpha)
-    arr = _addmm_k(input._value, m1._value, m2._value, beta=beta, alpha=alpha, shape=shape, batch_sum=batch_sum)
+    arr = _addmm_k(input._value, m1._value, m2._value, beta=beta, alpha=alpha, shape=shape,
+                   batch_sum=batch_sum)
     return _new(arr, m1._dtype, m1)
 
 
@@ -426,7 +455,8 @@ def _addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return _run_add(input, mat1, mat2, beta, alpha, shape)
 
 
-addmm = register("addmm", inplace=_bad_inplace(_addmm, "addmm"), kind="linalg")(checked_out(same_dtype_out)(_addmm))
+addmm = register("addmm", inplace=_bad_inplace(_addmm, "addmm"),
+                 kind="linalg")(checked_out(same_dtype_out)(_addmm))
 
 
 def _addmv(input, mat, vec, *, beta=1, alpha=1):
@@ -437,7 +467,8 @@ def _addmv(input, mat, vec, *, beta=1, alpha=1):
     return _run_add(input, mat, vec, beta, alpha, (mat._shape[0],))
 
 
-addmv = register("addmv", inplace=_bad_inplace(_addmv, "addmv"), kind="linalg")(checked_out(same_dtype_out)(_addmv))
+addmv = register("addmv", inplace=_bad_inplace(_addmv, "addmv"),
+                 kind="linalg")(checked_out(same_dtype_out)(_addmv))
 
 
 def _size(t, d):
@@ -472,7 +503,8 @@ def _addbmm_out(r, out):
                            f"{short_name(r._dtype)}")
 
 
-addbmm = register("addbmm", inplace=_bad_inplace(_addbmm, "addbmm", resize=True), kind="linalg")(checked_out(_addbmm_out)(_addbmm))
+addbmm = register("addbmm", inplace=_bad_inplace(_addbmm, "addbmm", resize=True),
+                  kind="linalg")(checked_out(_addbmm_out)(_addbmm))
 
 
 def _baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
@@ -539,15 +571,29 @@ def _parse_terms(lhs, nops):
     return terms
 
 
-@register("einsum", method=False, kind="linalg")
+def _einsum_name(args, kwargs):
+    """PyTorch's einsum ends in a permute (one operand, no sum), a sum, a mul (no contraction) or a view."""
+    eq = args[0] if args and isinstance(args[0], str) else None
+    if eq is None or "->" not in eq:
+        return "ViewBackward0"
+    lhs, out = eq.replace(" ", "").split("->")
+    ops = lhs.split(",")
+    letters = set(lhs.replace(",", "").replace(".", ""))
+    summed = letters - set(out)
+    if len(ops) == 1:
+        return "SumBackward1" if summed or (lhs.count(".") and not out.count(".")) else "PermuteBackward0"
+    return "MulBackward0" if not summed and len(ops) == 2 else "ViewBackward0"
+
+
+@register("einsum", method=False, kind="linalg", grad_name=_einsum_name)
 def einsum(*args):
     """`torch.einsum(equation, *operands)`; also the list-of-operands and sublist forms.
 
     Size-1 dims broadcast. Operands must share a dtype when a label is contracted across operands (PyTorch's
     bmm path); otherwise they promote (its mul path)."""
     if len(args) < 2:
-        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
-                         "operand and its subscripts list")
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least "
+                         "one operand and its subscripts list")
     if isinstance(args[0], Tensor):
         eq, ops = _sublist_equation(args)
     else:
@@ -556,20 +602,21 @@ def einsum(*args):
         ops = tuple(ops[0])
     lhs, arrow, rhs = eq.partition("->")
     if len(ops) > 2 and len(lhs.split(",")) != len(ops):
-        raise ValueError(f"Number of einsum subscripts, {len(lhs.split(','))}, must be equal to the number of "
-                         f"operands, {len(ops)}.")
+        raise ValueError(f"Number of einsum subscripts, {len(lhs.split(','))}, must be equal to the number "
+                         f"of operands, {len(ops)}.")
     terms = _parse_terms(lhs, len(ops))
     ell_n = 0
     for k, (t, op) in enumerate(zip(terms, ops)):
         labels = [c for c in t if c != "..."]
         if "..." in t:
             if len(labels) > op.ndim:
-                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(labels)}) is more than "
-                                   f"the number of dimensions ({op.ndim}) for operand {k}")
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(labels)}) is "
+                                   f"more than the number of dimensions ({op.ndim}) for operand {k}")
             ell_n = max(ell_n, op.ndim - len(labels))
         elif len(labels) != op.ndim:
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(labels)}) does not match "
-                               f"the number of dimensions ({op.ndim}) for operand {k} and no ellipsis was given")
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(labels)}) does not "
+                               f"match the number of dimensions ({op.ndim}) for operand {k} and no ellipsis "
+                               "was given")
     spare = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in eq][:ell_n]
     sizes, counts, n_ops, full = {}, collections.Counter(), collections.Counter(), []
     for k, (t, op) in enumerate(zip(terms, ops)):
@@ -583,11 +630,11 @@ def einsum(*args):
                 sizes[c] = s
             elif s != 1 and s != p:
                 if c in spare:
-                    raise RuntimeError(f"einsum(): dimension {spare.index(c)} covered by ellipsis in operand {k}has "
-                                       f"size {s} which does not broadcast with previously seen ellipsis with size "
-                                       f"{p} for the respective dimension")
-                raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {k} which does not broadcast "
-                                   f"with previously seen size {p}")
+                    raise RuntimeError(f"einsum(): dimension {spare.index(c)} covered by ellipsis in operand "
+                                       f"{k}has size {s} which does not broadcast with previously seen "
+                                       f"ellipsis with size {p} for the respective dimension")
+                raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {k} which does not "
+                                   f"broadcast with previously seen size {p}")
         counts.update(expanded)
         n_ops.update(set(expanded))
         full.append(expanded)
@@ -599,13 +646,13 @@ def einsum(*args):
             elif c != " ":
                 if not c.isascii() or not c.isalpha():
                     j = len(lhs) + 2 + i + 2 * rhs.replace("...", "\0")[:i].count("\0")
-                    raise RuntimeError(f"einsum(): invalid subscript given at index {j} in the equation string, "
-                                       "subscripts must be in [a-zA-Z]")
+                    raise RuntimeError(f"einsum(): invalid subscript given at index {j} in the equation "
+                                       "string, subscripts must be in [a-zA-Z]")
                 if c in out:
                     raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
                 if c not in counts:
-                    raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any "
-                                       "input operand")
+                    raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for "
+                                       "any input operand")
                 out.append(c)
     else:
         out = spare + sorted(c for c in counts if counts[c] == 1 and c not in spare)
@@ -654,12 +701,12 @@ def _inverse(input, name="linalg.inv"):
         flat = info.reshape(-1)
         b = int(jnp.argmax(flat != 0))
         where = f"(Batch element {b}): " if input.ndim > 2 else ""
-        raise LinAlgError(f"{name}: {where}The diagonal element {int(flat[b])} is zero, the inversion could not be "
-                          "completed because the input matrix is singular.")
+        raise LinAlgError(f"{name}: {where}The diagonal element {int(flat[b])} is zero, the inversion could "
+                          "not be completed because the input matrix is singular.")
     return _new(inv, input._dtype, input)
 
 
-@register("inverse", kind="linalg")
+@register("inverse", kind="linalg", grad_name="LinalgInvExBackward0")
 @checked_out(same_dtype_out)
 def inverse(input):
     """`torch.inverse(input, *, out=None)` (= torch.linalg.inv): singular inputs raise `_LinAlgError` (a
@@ -672,7 +719,7 @@ def _det_k(a):
     return jnp.linalg.det(a)
 
 
-@register("det", kind="linalg")
+@register("det", kind="linalg", grad_name="LinalgDetBackward0")
 def det(input):
     """`torch.det(input)` (= torch.linalg.det) of a square matrix or batch."""
     _check_square("linalg.det", input)
@@ -696,7 +743,7 @@ def _logdet_k(a):
 slogdet_result = return_types._make("slogdet", ("sign", "logabsdet"))  # torch.return_types.slogdet
 
 
-@register("slogdet", kind="linalg")
+@register("slogdet", kind="linalg", grad_name="LinalgSlogdetBackward0")
 @checked_out(same_dtype_out)
 def slogdet(input):
     """`torch.slogdet(input, *, out=None)` -> (sign, logabsdet); a singular matrix gives (0, -inf)."""
@@ -705,7 +752,7 @@ def slogdet(input):
     return slogdet_result((_new(sign, input._dtype, input), _new(logabs, input._dtype.to_real(), input)))
 
 
-@register("logdet", kind="linalg")
+@register("logdet", kind="linalg", grad_name=complex_input("AddBackward0", "WhereBackward0"))
 def logdet(input):
     """`torch.logdet(input)`: log det; NaN for a negative determinant, -inf for a singular matrix."""
     _check_square("logdet", input)
@@ -713,18 +760,19 @@ def logdet(input):
 
 
 _SOLVE_REMOVED = (
-    "This function was deprecated since version 1.9 and is now removed. `torch.solve` is deprecated in favor of "
-    "`torch.linalg.solve`. `torch.linalg.solve` has its arguments reversed and does not return the LU "
-    "factorization.\n\nTo get the LU factorization see `torch.lu`, which can be used with `torch.lu_solve` or "
-    "`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX = torch.linalg.solve(A, B)")
+    "This function was deprecated since version 1.9 and is now removed. `torch.solve` is deprecated in favor "
+    "of `torch.linalg.solve`. `torch.linalg.solve` has its arguments reversed and does not return the LU "
+    "factorization.\n\nTo get the LU factorization see `torch.lu`, which can be used with `torch.lu_solve` "
+    "or `torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX = "
+    "torch.linalg.solve(A, B)")
 
 
 @register("solve", kind="linalg")
 def solve(input, A, *, out=None):
     """`torch.solve(B, A)`: removed in PyTorch 2.x, where it always raises RuntimeError; so does torchshim.
 
-    The 0.x/1.x behaviour ((solution, LU)) would contradict PyTorch 2.13, so it is not provided, and neither is
-    the older `torch.gesv` name (absent from PyTorch 2.13). Use `torch.linalg.solve(A, B)`."""
+    The 0.x/1.x behaviour ((solution, LU)) would contradict PyTorch 2.13, so it is not provided, and neither
+    is the older `torch.gesv` name (absent from PyTorch 2.13). Use `torch.linalg.solve(A, B)`."""
     raise RuntimeError(_SOLVE_REMOVED)
 
 
@@ -736,7 +784,7 @@ def _cross_k(a, b, dim, shape):
     return jnp.cross(jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape), axis=dim)
 
 
-@register("cross", kind="linalg")
+@register("cross", kind="linalg", grad_name="LinalgCrossBackward0")
 @checked_out(same_dtype_out)
 def cross(input, other, dim=None):
     """`torch.cross(input, other, dim=None, *, out=None)`: without dim, the first dim of size 3 (deprecated;
@@ -752,11 +800,12 @@ def cross(input, other, dim=None):
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = _wrap_dim(dim, input.ndim)
     if input._shape[d] != 3 or other._shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._shape[d]} and "
-                           f"{other._shape[d]}")
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._shape[d]} "
+                           f"and {other._shape[d]}")
     shape = P.broadcast_error((input._shape, other._shape))
     if input._dtype is not other._dtype:
-        raise RuntimeError(f"expected scalar type {short_name(input._dtype)} but found {short_name(other._dtype)}")
+        raise RuntimeError(f"expected scalar type {short_name(input._dtype)} but found "
+                           f"{short_name(other._dtype)}")
     if input._dtype is D.bool_:
         raise not_implemented("cross", input._dtype)
     return _new(_cross_k(input._value, other._value, dim=d, shape=shape), input._dtype, input)
@@ -791,9 +840,11 @@ def _cdist_k(x1, x2, p, use_mm, batch):
 
 @register("cdist", method=False, kind="linalg")
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
-    """`torch.cdist(x1, x2, p=2.0, compute_mode=...)`: p-norm distances between row sets (batch dims broadcast).
+    """`torch.cdist(x1, x2, p=2.0, compute_mode=...)`: p-norm distances between row sets (batch dims
+    broadcast).
 
-    p == 2 uses PyTorch's matmul formula when compute_mode asks for it (default: either side has > 25 rows)."""
+    p == 2 uses PyTorch's matmul formula when compute_mode asks for it (default: either side has > 25
+    rows)."""
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     for nm, x in (("X1", x1), ("X2", x2)):
@@ -838,12 +889,23 @@ def _mpow_k(a, n):
 
 def _mpow_out(r, out):
     if not can_cast(r._dtype, out._dtype):
-        raise RuntimeError(f"matrix_power: Expected result to be safely castable from {short_name(r._dtype)} dtype, "
-                           f"but got result with dtype {short_name(out._dtype)}")
+        raise RuntimeError(f"matrix_power: Expected result to be safely castable from {short_name(r._dtype)} "
+                           f"dtype, but got result with dtype {short_name(out._dtype)}")
     same_dtype_out(r, out)
 
 
-@register("matrix_power", kind="linalg")
+def _matrix_power_name(args, kwargs):
+    a, n = arg(args, kwargs, 0, "input"), arg(args, kwargs, 1, "n")
+    if n == 0:
+        return "CopyBackwards"
+    if n == 1:
+        return "CloneBackward0"
+    if n == -1:
+        return "LinalgInvExBackward0"
+    return "MmBackward0" if a.ndim == 2 else "UnsafeViewBackward0"
+
+
+@register("matrix_power", kind="linalg", grad_name=_matrix_power_name)
 @checked_out(_mpow_out)
 def matrix_power(input, n):
     """`torch.matrix_power(input, n, *, out=None)`: n-th power by repeated squaring; n < 0 inverts first."""
@@ -864,11 +926,11 @@ def _pinv_k(a, rcond):
     return jnp.linalg.pinv(a, rtol=rcond).astype(a.dtype)
 
 
-@register("pinverse", kind="linalg")
+@register("pinverse", kind="linalg", grad_name="LinalgPinvBackward0")
 def pinverse(input, rcond=1e-15):
     """`torch.pinverse(input, rcond=1e-15)`: Moore-Penrose pseudo-inverse via SVD (singular values <= rcond *
     max are dropped)."""
     if input.ndim < 2 or not (input._dtype.is_complex or input._dtype in (D.float32, D.float64)):
-        raise RuntimeError(f"linalg.pinv({short_name(input._dtype)}{{{list(input._shape)}}}): expected a tensor with 2 "
-                           "or more dimensions of float, double, cfloat or cdouble types")
+        raise RuntimeError(f"linalg.pinv({short_name(input._dtype)}{{{list(input._shape)}}}): expected a "
+                           "tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
     return _new(_pinv_k(input._value, rcond=float(rcond)), input._dtype, input)

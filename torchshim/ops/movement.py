@@ -1,9 +1,9 @@
-"""Movement ops: cat/stack and friends, flip/roll/rot90, repeat/tile/repeat_interleave, triangles and diagonals,
-block_diag, atleast_Nd, meshgrid, cartesian_prod, take_along_dim.
+"""Movement ops: cat/stack and friends, flip/roll/rot90, repeat/tile/repeat_interleave, triangles and
+diagonals, block_diag, atleast_Nd, meshgrid, cartesian_prod, take_along_dim.
 
 Checks (with PyTorch's messages) run on shapes and dtypes first; each op then runs one jitted jax kernel whose
-Python-level parameters (dims, shifts, sizes, dtypes) are static. `checked_out` gives ops whose `out=` dtype rule
-is stricter than castability their exact PyTorch error; the write itself is the registry's `write_out`.
+Python-level parameters (dims, shifts, sizes, dtypes) are static. `checked_out` gives ops whose `out=` dtype
+rule is stricter than castability their exact PyTorch error; the write itself is the registry's `write_out`.
 """
 import functools
 
@@ -14,6 +14,7 @@ from .. import _dtype as D
 from .._promotion import c_name, can_cast, short_name
 from .._tensor import Tensor, _wrap_dim
 from .._warnings import warn_once
+from ..autograd._names import arg, ndim_name
 from . import _dispatch as P
 from ._dispatch import DEFAULT
 from ._registry import register, write_out
@@ -25,7 +26,8 @@ __all__ = ["checked_out", "same_dtype_out", "cat_tensors", "not_implemented"]
 
 # ---- out= with PyTorch's stricter dtype rules ------------------------------------------------------------
 def checked_out(check):
-    """Decorator: `fn` plus `out=`; `check(result, out)` raises PyTorch's error before the registry's write."""
+    """Decorator: `fn` plus `out=`; `check(result, out)` raises PyTorch's error before the registry's
+    write."""
     def deco(fn):
         @functools.wraps(fn)
         def f(*args, out=None, **kwargs):
@@ -49,13 +51,14 @@ def checked_out(check):
 def same_dtype_out(r, out):
     """The structured-kernel rule: out must have exactly the result's dtype."""
     if out._dtype is not r._dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {c_name(r._dtype)}, but got {c_name(out._dtype)} "
-                           "instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {c_name(r._dtype)}, but got "
+                           f"{c_name(out._dtype)} instead")
 
 
 def _cat_out(r, out):
     if not can_cast(r._dtype, out._dtype):
-        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {short_name(out._dtype)}")
+        raise TypeError("torch.cat(): input types can't be cast to the desired output type "
+                        f"{short_name(out._dtype)}")
 
 
 def not_implemented(kernel, dtype):
@@ -125,11 +128,12 @@ def cat_tensors(tensors, dim):
         for k in range(nd):
             if k != d and t._shape[k] != ref._shape[k]:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                                   f"{ref._shape[k]} but got size {t._shape[k]} for tensor number {i} in the list.")
+                                   f"{ref._shape[k]} but got size {t._shape[k]} for tensor number {i} in the "
+                                   "list.")
     return P.fresh(_cat_k(tuple(t._value for _, t in keep), dim=d, dt=dt.np), dt, dev)
 
 
-@register("cat", method=False, aliases=("concat", "concatenate"), kind="movement")
+@register("cat", method=False, aliases=("concat", "concatenate"), kind="movement", saves="none")
 @checked_out(_cat_out)
 def cat(tensors, dim=0, *, axis=None):
     """`torch.cat(tensors, dim=0, *, out=None)` (aliases concat, concatenate; `axis=` as numpy).
@@ -138,7 +142,7 @@ def cat(tensors, dim=0, *, axis=None):
     return cat_tensors(_tensor_list("cat", tensors), dim if axis is None else axis)
 
 
-@register("stack", method=False, kind="movement")
+@register("stack", method=False, kind="movement", saves="none")
 @checked_out(_cat_out)
 def stack(tensors, dim=0):
     """`torch.stack(tensors, dim=0, *, out=None)`: join equal-shaped tensors along a new dim (promoting)."""
@@ -149,8 +153,8 @@ def stack(tensors, dim=0):
     d = _wrap_dim(dim, len(shp) + 1)
     for i, t in enumerate(tensors):
         if t._shape != shp:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shp)} at entry 0 and "
-                               f"{list(t._shape)} at entry {i}")
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shp)} at entry 0 "
+                               f"and {list(t._shape)} at entry {i}")
     dt = P.promote(DEFAULT, tensors)[1]
     dev = P.check_devices(tensors)
     return P.fresh(_stack_k(tuple(t._value for t in tensors), dim=d, dt=dt.np), dt, dev)
@@ -163,7 +167,7 @@ def _nonempty(name, tensors):
     return tensors
 
 
-@register("hstack", method=False, kind="movement")
+@register("hstack", method=False, kind="movement", grad_name="CatBackward0", saves="none")
 @checked_out(_cat_out)
 def hstack(tensors):
     """`torch.hstack(tensors, *, out=None)`: cat along dim 0 for 1-D inputs, else dim 1."""
@@ -171,21 +175,22 @@ def hstack(tensors):
     return cat_tensors(rep, 0 if rep[0].ndim == 1 else 1)
 
 
-@register("vstack", method=False, aliases=("row_stack",), kind="movement")
+@register("vstack", method=False, aliases=("row_stack",), kind="movement",
+          grad_name="CatBackward0", saves="none")
 @checked_out(_cat_out)
 def vstack(tensors):
     """`torch.vstack(tensors, *, out=None)` (alias row_stack): atleast_2d, then cat along dim 0."""
     return cat_tensors([_atleast(t, 2) for t in _nonempty("vstack", tensors)], 0)
 
 
-@register("dstack", method=False, kind="movement")
+@register("dstack", method=False, kind="movement", grad_name="CatBackward0", saves="none")
 @checked_out(_cat_out)
 def dstack(tensors):
     """`torch.dstack(tensors, *, out=None)`: atleast_3d, then cat along dim 2."""
     return cat_tensors([_atleast(t, 3) for t in _nonempty("dstack", tensors)], 2)
 
 
-@register("column_stack", method=False, kind="movement")
+@register("column_stack", method=False, kind="movement", grad_name="CatBackward0", saves="none")
 @checked_out(_cat_out)
 def column_stack(tensors):
     """`torch.column_stack(tensors, *, out=None)`: 0-D/1-D inputs become columns, then hstack."""
@@ -219,7 +224,9 @@ def _atleast_fn(n):
 
 
 for _n in (1, 2, 3):
-    register(f"atleast_{_n}d", method=False, kind="movement")(_atleast_fn(_n))
+    register(f"atleast_{_n}d", method=False, kind="movement", saves="none",
+             grad_name="ViewBackward0" if _n == 1 else ndim_name(["ViewBackward0", "UnsqueezeBackward0"]))(
+        _atleast_fn(_n))
 
 
 # ---- flip / roll / rot90 ---------------------------------------------------------------------------------
@@ -228,14 +235,14 @@ def _flip_k(a, dims):
     return jnp.flip(a, axis=dims) if dims else a
 
 
-@register("flip", kind="movement")
+@register("flip", kind="movement", saves="none")
 def flip(input, *args, dims=None):
     """`torch.flip(input, dims)`; `Tensor.flip(*dims)`. Difference: torch.flip also accepts an int here."""
     dims = _wrap_dims(shape_arg(args if dims is None else (dims,), "flip"), input.ndim)
     return _new(_flip_k(input._value, dims=dims if input.ndim else ()), input._dtype, input)
 
 
-@register("fliplr", kind="movement")
+@register("fliplr", kind="movement", grad_name="FlipBackward0", saves="none")
 def fliplr(input):
     """`torch.fliplr(input)`: flip dim 1 (input must be >= 2-D)."""
     if input.ndim < 2:
@@ -243,7 +250,7 @@ def fliplr(input):
     return flip(input, 1)
 
 
-@register("flipud", kind="movement")
+@register("flipud", kind="movement", grad_name="FlipBackward0", saves="none")
 def flipud(input):
     """`torch.flipud(input)`: flip dim 0 (input must be >= 1-D)."""
     if input.ndim < 1:
@@ -258,9 +265,10 @@ def _roll_k(a, shifts, dims):
     return jnp.roll(a, shifts, axis=dims)
 
 
-@register("roll", kind="movement")
+@register("roll", kind="movement", saves="none")
 def roll(input, shifts, dims=None):
-    """`torch.roll(input, shifts, dims=None)`: shifts/dims int or tuple; no dims rolls the flattened tensor."""
+    """`torch.roll(input, shifts, dims=None)`: shifts/dims int or tuple; no dims rolls the flattened
+    tensor."""
     shifts = _int_tuple(shifts)
     dims = () if dims is None else _int_tuple(dims)
     if not shifts:
@@ -281,7 +289,7 @@ def _rot90_k(a, k, axes):
     return jnp.rot90(a, k, axes)
 
 
-@register("rot90", kind="movement")
+@register("rot90", kind="movement", saves="none")
 def rot90(input, k=1, dims=(0, 1)):
     """`torch.rot90(input, k=1, dims=[0, 1])`: rotate by 90 degrees k times from dims[0] towards dims[1]."""
     dims = tuple(dims)
@@ -292,7 +300,8 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {nd}")
     axes = (_wrap_dim(dims[0], nd), _wrap_dim(dims[1], nd))
     if axes[0] == axes[1]:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = "
+                           f"{dims[1]}")
     return _new(_rot90_k(input._value, k=k % 4, axes=axes), input._dtype, input)
 
 
@@ -304,8 +313,8 @@ def _tile_k(a, padded, reps):
 
 def _repeat(t, reps):
     if len(reps) < t.ndim:
-        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
-                           "tensor")
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
+                           "of tensor")
     padded = (1,) * (len(reps) - t.ndim) + t._shape
     target = [p * r for p, r in zip(padded, reps)]
     for r, n in zip(reps, target):
@@ -314,15 +323,16 @@ def _repeat(t, reps):
     return _new(_tile_k(t._value, padded=padded, reps=tuple(reps)), t._dtype, t)
 
 
-@register("repeat", function=False, kind="movement")
+@register("repeat", function=False, kind="movement", saves="none")
 def repeat(self, *sizes):
-    """`Tensor.repeat(*sizes)`: tile the tensor (len(sizes) >= ndim; leading sizes add dims). Always a copy."""
+    """`Tensor.repeat(*sizes)`: tile the tensor (len(sizes) >= ndim; leading sizes add dims). Always a
+    copy."""
     if not sizes:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     return _repeat(self, shape_arg(sizes, "repeat"))
 
 
-@register("tile", kind="movement")
+@register("tile", kind="movement", grad_name="RepeatBackward0", saves="none")
 def tile(input, *args, dims=None):
     """`torch.tile(input, dims)`: `repeat` with dims left-padded by 1s to input.ndim."""
     reps = shape_arg(args if dims is None else (dims,), "tile")
@@ -353,8 +363,8 @@ def _repeats_total(r, output_size):
     val = r._value
     if isinstance(val, jax.core.Tracer):
         if output_size is None:
-            raise RuntimeError("repeat_interleave: the output size depends on the values of repeats, so it cannot run "
-                               "under jax tracing without output_size; pass output_size=")
+            raise RuntimeError("repeat_interleave: the output size depends on the values of repeats, so it "
+                               "cannot run under jax tracing without output_size; pass output_size=")
         return int(output_size)
     total, low = (int(v) for v in _ri_stats(val))
     if low < 0:
@@ -364,7 +374,12 @@ def _repeats_total(r, output_size):
     return total
 
 
-@register("repeat_interleave", kind="movement")
+def _repeat_interleave_name(args, kwargs):
+    r = arg(args, kwargs, 1, "repeats")
+    return "IndexSelectBackward0" if isinstance(r, Tensor) and r.numel() != 1 else "ViewBackward0"
+
+
+@register("repeat_interleave", kind="movement", grad_name=_repeat_interleave_name)
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """`torch.repeat_interleave(input, repeats, dim=None, *, output_size=None)` and
     `torch.repeat_interleave(repeats)` (-> indices repeated by their counts).
@@ -390,8 +405,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         r = expand(reshape(repeats, (1,)), (size,))
     elif repeats.ndim == 1:
         if repeats._shape[0] != size:
-            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
-                               f"{repeats._shape[0]} and input.size({d}) = {size}")
+            raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) "
+                               f"= {repeats._shape[0]} and input.size({d}) = {size}")
         r = repeats
     else:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
@@ -412,13 +427,13 @@ def _tri(name, upper):
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         return _new(_tri_k(input._value, k=int(diagonal), upper=upper), input._dtype, input)
     f.__name__ = name
-    f.__doc__ = (f"`torch.{name}(input, diagonal=0, *, out=None)`: the {'upper' if upper else 'lower'} triangle "
-                 "of the last two dims; in-place `Tensor." + name + "_`.")
+    f.__doc__ = (f"`torch.{name}(input, diagonal=0, *, out=None)`: the {'upper' if upper else 'lower'} "
+                 "triangle of the last two dims; in-place `Tensor." + name + "_`.")
     return f
 
 
-tril = register("tril", inplace=True, kind="movement")(_tri("tril", False))
-triu = register("triu", inplace=True, kind="movement")(_tri("triu", True))
+tril = register("tril", inplace=True, kind="movement", saves="none")(_tri("tril", False))
+triu = register("triu", inplace=True, kind="movement", saves="none")(_tri("triu", True))
 
 
 @P.kernel(static=("k",))
@@ -426,7 +441,8 @@ def _diag_k(a, k):
     return jnp.diag(a, k) if a.ndim == 1 else jnp.diagonal(a, k)
 
 
-@register("diag", kind="movement")
+@register("diag", kind="movement", saves="none",
+          grad_name=ndim_name(["DiagEmbedBackward0", "DiagEmbedBackward0", "DiagonalBackward0_copy"]))
 @checked_out(same_dtype_out)
 def diag(input, diagonal=0):
     """`torch.diag(input, diagonal=0, *, out=None)`: 1-D -> square matrix, 2-D -> its diagonal (a copy)."""
@@ -445,9 +461,10 @@ def _diag_embed_k(a, offset, d1, d2):
     return jnp.moveaxis(out, (-2, -1), (d1, d2))
 
 
-@register("diag_embed", kind="movement")
+@register("diag_embed", kind="movement", saves="none")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """`torch.diag_embed(input, offset=0, dim1=-2, dim2=-1)`: the last dim becomes diagonals of new matrices."""
+    """`torch.diag_embed(input, offset=0, dim1=-2, dim2=-1)`: the last dim becomes diagonals of new
+    matrices."""
     nd = input.ndim + 1
     d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
     if d1 == d2:
@@ -455,7 +472,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _new(_diag_embed_k(input._value, offset=int(offset), d1=d1, d2=d2), input._dtype, input)
 
 
-@register("diagflat", kind="movement")
+@register("diagflat", kind="movement", grad_name="DiagEmbedBackward0", saves="none")
 def diagflat(input, offset=0):
     """`torch.diagflat(input, offset=0)`: diag of the flattened input."""
     return _new(_diag_k(input._value.reshape(-1), k=int(offset)), input._dtype, input)
@@ -467,7 +484,7 @@ def _trace_k(a, dt):
     return jnp.trace(a, dtype=acc).astype(dt)
 
 
-@register("trace", kind="movement")
+@register("trace", kind="movement", saves="none")
 def trace(input):
     """`torch.trace(input)`: sum of the main diagonal of a matrix; integer inputs give int64."""
     if input.ndim != 2:
@@ -501,8 +518,8 @@ def block_diag(*tensors):
         return P.fresh(place(jnp.zeros((1, 0), dt.np), dev), dt, dev)
     for i, t in enumerate(tensors):
         if t.ndim > 2:
-            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
-                               f"{t.ndim} dimensions")
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} "
+                               f"has {t.ndim} dimensions")
     shapes = [(1, 1) if t.ndim == 0 else (1, t._shape[0]) if t.ndim == 1 else t._shape for t in tensors]
     dt = P.promote(DEFAULT, tensors)[1]
     dev = P.check_devices(tensors)
@@ -511,7 +528,8 @@ def block_diag(*tensors):
     return P.fresh(arr, dt, dev)
 
 
-# ---- meshgrid / cartesian_prod / take_along_dim ---------------------------------------------------------------
+# ---- meshgrid / cartesian_prod / take_along_dim
+# ---------------------------------------------------------------
 
 
 def _check_same(tensors):
@@ -522,7 +540,7 @@ def _check_same(tensors):
             raise RuntimeError("meshgrid expects all tensors to have the same device")
 
 
-@register("meshgrid", method=False, kind="movement")
+@register("meshgrid", method=False, kind="movement", grad_name="ExpandBackward0")
 def meshgrid(*tensors, indexing=None):
     """`torch.meshgrid(*tensors, indexing=None)`: views (expanded, like PyTorch) of 0-D/1-D inputs.
 
@@ -562,9 +580,10 @@ def _cartesian_k(arrs):
     return jnp.stack([g.reshape(-1) for g in jnp.meshgrid(*arrs, indexing="ij")], axis=1)
 
 
-@register("cartesian_prod", method=False, kind="movement")
+@register("cartesian_prod", method=False, kind="movement", grad_name="StackBackward0")
 def cartesian_prod(*tensors):
-    """`torch.cartesian_prod(*tensors)`: rows of all combinations of 1-D inputs (one input is returned as is)."""
+    """`torch.cartesian_prod(*tensors)`: rows of all combinations of 1-D inputs (one input is returned as
+    is)."""
     for t in tensors:
         if t.ndim != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._shape)}")
@@ -592,7 +611,7 @@ def _take_flat_k(a, idx):
     return a.reshape(-1)[idx.reshape(-1)]
 
 
-@register("take_along_dim", kind="movement")
+@register("take_along_dim", kind="movement", grad_name="GatherBackward0")
 @checked_out(same_dtype_out)
 def take_along_dim(input, indices, dim=None):
     """`torch.take_along_dim(input, indices, dim=None, *, out=None)`: gather along dim with broadcasting.
@@ -609,8 +628,9 @@ def take_along_dim(input, indices, dim=None):
                 raise RuntimeError(f"index {int(v)} is out of bounds for dimension 0 with size {n}")
         return _new(_take_flat_k(input._value, indices._value), input._dtype, input)
     if input.ndim != indices.ndim:
-        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
-                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of "
+                           f"dimensions, but got {input.ndim} dimensions for input, and {indices.ndim} "
+                           "dimensions for indices")
     if indices._dtype is not D.int64:
         raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{short_name(indices._dtype)}")

@@ -95,18 +95,18 @@ def no_derivative(name):
     return f
 
 
-def inplace_variant(name, fn, node_name=None):
+def inplace_variant(name, fn, grad_name=None):
     """`name_(input, *args)`: the op `fn` computed out of place and written into `input`, recorded as a node
-    named after `node_name` (a key of autograd/_formulas.py's name table: PyTorch names some in-place nodes
-    differently, e.g. EluBackward1)."""
-    return make_inplace(differentiable(node_name or name + "_", fn), name)
+    named `grad_name` (PyTorch names some in-place nodes differently, e.g. EluBackward1; default
+    `<CamelCase(name)>Backward0`, as the out-of-place op)."""
+    return make_inplace(differentiable(name + "_", fn, grad_name=grad_name), name)
 
 
 # ---- rectifiers ------------------------------------------------------------------------------------------
 _relu = P.unary("relu", lambda a: jnp.where(a <= 0, jnp.zeros((), a.dtype), a))
 
 
-@register("relu", inplace=True, inplace_function=True, functional=True, kind="activation")
+@register("relu", inplace=True, inplace_function=True, kind="activation")
 def relu(input):
     """`torch.relu(input)`, `Tensor.relu()`, `torch.relu_`/`Tensor.relu_`: max(0, x), NaN propagates; integer
     inputs work (bool and complex raise, as in PyTorch). The gradient at 0 is 0."""
@@ -133,14 +133,14 @@ def _hardtanh_checked(name, input, min_val, max_val):
     return _hardtanh(input, lo=_scalar_for(input, min_val), hi=_scalar_for(input, max_val))
 
 
-@register("hardtanh", method=False, function=False, functional=True, kind="activation")
+@register("hardtanh", method=False, function=False, kind="activation")
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """`torch._C._nn.hardtanh(input, min_val=-1., max_val=1.)`: clamp to [min_val, max_val]; the gradient is 0
     at and beyond the bounds (PyTorch's hardtanh_backward). Integer inputs work (limits truncated)."""
     return _hardtanh_checked("hardtanh", input, min_val, max_val)
 
 
-@register("relu6", method=False, function=False, functional=True, kind="activation")
+@register("relu6", method=False, function=False, kind="activation", grad_name="HardtanhBackward0")
 def relu6(input):
     """`torch._C._nn.relu6(input)`: hardtanh(input, 0, 6) (PyTorch's node is HardtanhBackward0)."""
     return _hardtanh_checked("relu6", input, 0.0, 6.0)
@@ -150,7 +150,7 @@ _leaky = P.unary("leaky_relu", lambda a, slope: jnp.where(a > 0, a, a * jnp.asar
                  static=("slope",))
 
 
-@register("leaky_relu", method=False, function=False, functional=True, kind="activation")
+@register("leaky_relu", method=False, function=False, kind="activation")
 def leaky_relu(input, negative_slope=0.01):
     """`torch._C._nn.leaky_relu(input, negative_slope=0.01)`: x if x > 0 else slope * x (gradient at 0 is the
     slope, as PyTorch's)."""
@@ -168,7 +168,7 @@ def _prelu_k(a, w, *, cdt, rdt, wshape):
     return jnp.where(a > 0, a, jnp.where(a < 0, w * a, at_zero)).astype(rdt)
 
 
-@register("prelu", functional=True, kind="activation")
+@register("prelu", functional=True, kind="activation", grad_name="PreluKernelBackward0")
 def prelu(input, weight):
     """`torch.prelu(input, weight)` / `Tensor.prelu` / `F.prelu`: x if x > 0 else weight * x, with weight a
     scalar, one value or one value per channel (dim 1 of input; 1-d inputs have one channel)."""
@@ -212,7 +212,7 @@ def _rrelu_with_noise(input, noise, lower, upper, training):
 
 
 _rrelu_core = differentiable("rrelu_with_noise", _rrelu_with_noise)
-_rrelu_core_ = differentiable("rrelu_with_noise_", _rrelu_with_noise)
+_rrelu_core_ = differentiable("rrelu_with_noise_", _rrelu_with_noise, grad_name="RreluWithNoiseBackward1")
 
 
 @P.kernel(static=("lower", "upper", "dt"))
@@ -268,7 +268,7 @@ def _elu_f(a, alpha, scale, input_scale):
 _elu = P.unary("elu", _elu_f, static=("alpha", "scale", "input_scale"))
 
 
-@register("elu", method=False, function=False, functional=True, kind="activation")
+@register("elu", method=False, function=False, kind="activation")
 def elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
     """`torch._C._nn.elu(input, alpha=1, scale=1, input_scale=1)`: scale * x for x > 0, else
     scale * alpha * (exp(input_scale * x) - 1); the gradient at 0 is the negative branch's, as PyTorch's."""
@@ -323,7 +323,7 @@ def _silu_f(a):
 _silu = P.unary("silu", _silu_f)
 
 
-@register("silu", method=False, function=False, functional=True, kind="activation")
+@register("silu", method=False, function=False, kind="activation")
 def silu(input):
     """`torch._C._nn.silu(input)`: x * sigmoid(x) (complex inputs too, as PyTorch's CPU kernel)."""
     _check("silu", input)
@@ -346,7 +346,7 @@ _mish_f.defjvp(_mish_jvp)
 _mish = P.unary("mish", _mish_f)
 
 
-@register("mish", method=False, function=False, functional=True, kind="activation")
+@register("mish", method=False, function=False, kind="activation")
 def mish(input):
     """`torch._C._nn.mish(input)`: x * tanh(softplus(x))."""
     _check("mish", input)
@@ -362,7 +362,7 @@ def _hardswish_f(a):
 _hardswish = P.unary("hardswish", _hardswish_f)
 
 
-@register("hardswish", method=False, function=False, functional=True, kind="activation")
+@register("hardswish", method=False, function=False, kind="activation")
 def hardswish(input):
     """`torch._C._nn.hardswish(input)`: x * relu6(x + 3) / 6; gradients as PyTorch's hardswish_backward
     (x / 3 + 1/2 on the open interval (-3, 3), 0 below, 1 from 3 on)."""
@@ -396,7 +396,7 @@ _hardsigmoid_f.defjvp(_hardsigmoid_jvp)
 _hardsigmoid = P.unary("hardsigmoid", _hardsigmoid_f)
 
 
-@register("hardsigmoid", method=False, function=False, functional=True, kind="activation")
+@register("hardsigmoid", method=False, function=False, kind="activation")
 def hardsigmoid(input):
     """`torch._C._nn.hardsigmoid(input)`: relu6(x + 3) / 6; gradient 1/6 on the open interval (-3, 3); no
     second derivative (PyTorch's error)."""
@@ -440,7 +440,8 @@ def softshrink(input, lambd=0.5):
 _tanhshrink = P.unary("tanhshrink", lambda a: a - jnp.tanh(a), kind=INT_TO_FLOAT, opmath=False)
 
 
-@register("tanhshrink", method=False, function=False, functional=True, kind="activation")
+@register("tanhshrink", method=False, function=False, functional=True, kind="activation",
+          grad_name="SubBackward0")
 def tanhshrink(input):
     """`torch.nn.functional.tanhshrink(input)`: x - tanh(x); integer inputs give the default float dtype."""
     _check("tanhshrink", input)
@@ -472,7 +473,8 @@ def threshold(input, threshold, value):
 _logsigmoid = P.unary("logsigmoid", lambda a: -jax.nn.softplus(-a))
 
 
-@register("logsigmoid", method=False, function=False, functional=True, kind="activation")
+@register("logsigmoid", method=False, function=False, functional=True, kind="activation",
+          grad_name="LogSigmoidBackward0")
 def logsigmoid(input):
     """`torch.nn.functional.logsigmoid(input)`: log(1 / (1 + exp(-x))), computed stably."""
     _check("logsigmoid", input)
@@ -488,7 +490,8 @@ def _softsign_f(a):
 _softsign = P.unary("softsign", _softsign_f, kind=INT_TO_FLOAT)
 
 
-@register("softsign", method=False, function=False, functional=True, kind="activation")
+@register("softsign", method=False, function=False, functional=True, kind="activation",
+          grad_name="DivBackward0")
 def softsign(input):
     """`torch.nn.functional.softsign(input)`: x / (1 + |x|); integer inputs give the default float dtype."""
     _check("softsign", input)
@@ -519,22 +522,22 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 # ---- in-place variants of the F-only ops (torch.nn.functional.elu_, ... and F's inplace=True) --------------
-elu_ = inplace_variant("elu", elu)
-selu_ = inplace_variant("selu", selu)
-celu_ = inplace_variant("celu", celu)
-leaky_relu_ = inplace_variant("leaky_relu", leaky_relu)
+elu_ = inplace_variant("elu", elu, "EluBackward1")
+selu_ = inplace_variant("selu", selu, "EluBackward1")
+celu_ = inplace_variant("celu", celu, "CeluBackward1")
+leaky_relu_ = inplace_variant("leaky_relu", leaky_relu, "LeakyReluBackward1")
 hardtanh_ = inplace_variant("hardtanh", hardtanh)
-relu6_ = inplace_variant("relu6", relu6)
-threshold_ = inplace_variant("threshold", threshold)
+relu6_ = inplace_variant("relu6", relu6, "HardtanhBackward0")
+threshold_ = inplace_variant("threshold", threshold, "ThresholdBackward1")
 silu_ = inplace_variant("silu", silu)
 mish_ = inplace_variant("mish", mish)
 hardswish_ = inplace_variant("hardswish", hardswish)
 hardsigmoid_ = inplace_variant("hardsigmoid", hardsigmoid)
 
 # torch.selu_/celu_/threshold_: PyTorch's in-place nodes are EluBackward1, CeluBackward1, ThresholdBackward1
-register("selu", method=False, inplace=selu_, inplace_function=True, functional=True, kind="activation")(selu)
-register("celu", method=False, inplace=celu_, inplace_function=True, functional=True, kind="activation")(celu)
-register("threshold", method=False, inplace=threshold_, inplace_function=True, functional=True,
-         kind="activation")(threshold)
+register("selu", method=False, inplace=selu_, inplace_function=True, kind="activation",
+         grad_name="EluBackward0")(selu)
+register("celu", method=False, inplace=celu_, inplace_function=True, kind="activation")(celu)
+register("threshold", method=False, inplace=threshold_, inplace_function=True, kind="activation")(threshold)
 
 from . import _act_softmax  # noqa: E402,F401  (softmax, log_softmax, softmin, glu)

@@ -13,7 +13,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype as D
-from ..autograd._formulas import add_names
 from . import _dispatch as P
 from ._registry import register
 from .movement import not_implemented
@@ -126,19 +125,32 @@ def _adaptive_avg(nd, input, output_size):
     return P.fresh(_adaptive_avg_k(input._value, out=out), dt, dev)
 
 
-@register("adaptive_avg_pool2d", method=False, function=False, functional=True, kind="nn")
+def _adaptive_avg_name(nd):
+    """PyTorch's adaptive average pooling to all-ones output sizes is a mean."""
+    def name(args, kwargs):
+        x = args[0] if args else kwargs["input"]
+        out = args[1] if len(args) > 1 else kwargs["output_size"]
+        out = _output_size_arg(out, x, nd)
+        return "MeanBackward1" if all(o == 1 for o in out) else f"AdaptiveAvgPool{nd}DBackward0"
+
+    return name
+
+
+@register("adaptive_avg_pool2d", method=False, function=False, functional=True, kind="nn",
+          grad_name=_adaptive_avg_name(2))
 def adaptive_avg_pool2d(input, output_size):
     """`F.adaptive_avg_pool2d(input, output_size)` (None in output_size keeps that input size)."""
     return _adaptive_avg(2, input, output_size)
 
 
-@register("adaptive_avg_pool3d", method=False, function=False, functional=True, kind="nn")
+@register("adaptive_avg_pool3d", method=False, function=False, functional=True, kind="nn",
+          grad_name=_adaptive_avg_name(3))
 def adaptive_avg_pool3d(input, output_size):
     """`F.adaptive_avg_pool3d(input, output_size)` (None in output_size keeps that input size)."""
     return _adaptive_avg(3, input, output_size)
 
 
-@register("adaptive_avg_pool1d", method=False, functional=True, kind="nn")
+@register("adaptive_avg_pool1d", method=False, functional=True, kind="nn", grad_name="SqueezeBackward1")
 def adaptive_avg_pool1d(input, output_size):
     """`torch.adaptive_avg_pool1d(input, output_size)` (also `F.adaptive_avg_pool1d`)."""
     _dim_range("adaptive_avg_pool1d", input, 2, 4)
@@ -175,19 +187,21 @@ def _adaptive_max(nd, input, output_size):
     return P.fresh(vals, dt, dev), P.fresh(idx, D.int64, dev)
 
 
-@register("adaptive_max_pool2d", method=False, function=False, kind="nn")
+@register("adaptive_max_pool2d", method=False, function=False, kind="nn",
+          grad_name="AdaptiveMaxPool2DBackward0")
 def adaptive_max_pool2d(input, output_size):
     """`torch._C._nn.adaptive_max_pool2d(input, output_size)` -> (output, indices)."""
     return _adaptive_max(2, input, output_size)
 
 
-@register("adaptive_max_pool3d", method=False, function=False, kind="nn")
+@register("adaptive_max_pool3d", method=False, function=False, kind="nn",
+          grad_name="AdaptiveMaxPool3DBackward0")
 def adaptive_max_pool3d(input, output_size):
     """`torch._C._nn.adaptive_max_pool3d(input, output_size)` -> (output, indices)."""
     return _adaptive_max(3, input, output_size)
 
 
-@register("adaptive_max_pool1d", method=False, kind="nn")
+@register("adaptive_max_pool1d", method=False, kind="nn", grad_name="SqueezeBackward1")
 def adaptive_max_pool1d(input, output_size):
     """`torch.adaptive_max_pool1d(input, output_size)` -> (output, indices)."""
     _dim_range("adaptive_max_pool1d", input, 2, 4)
@@ -202,21 +216,3 @@ def adaptive_max_pool1d(input, output_size):
     vals, idx = _adaptive_max(2, input.unsqueeze(-2), (1, o[0]))
     return vals.squeeze(-2), idx.squeeze(-2)
 
-
-def _adaptive_avg_name(nd):
-    def name(args, kwargs):
-        x = args[0] if args else kwargs["input"]
-        out = args[1] if len(args) > 1 else kwargs["output_size"]
-        out = _output_size_arg(out, x, nd)
-        return "MeanBackward1" if all(o == 1 for o in out) else f"AdaptiveAvgPool{nd}DBackward0"
-
-    return name
-
-
-add_names(
-    {
-        **dict.fromkeys(("adaptive_avg_pool1d", "adaptive_max_pool1d"), "SqueezeBackward1"),
-        **{f"adaptive_avg_pool{n}d": _adaptive_avg_name(n) for n in (2, 3)},
-        **{f"adaptive_max_pool{n}d": f"AdaptiveMaxPool{n}DBackward0" for n in (2, 3)},
-    }
-)

@@ -18,6 +18,7 @@ import numpy as np
 from .. import _dtype as D
 from .._promotion import c_name, short_name
 from .._random import draw, make_key
+from ..autograd._names import ndim_name
 from ..autograd._ops import differentiable
 from . import _dispatch as P
 from ._registry import register
@@ -61,7 +62,8 @@ def _sdpa(query, key, value, attn_mask, keep, scale, is_causal, mask_kind, group
     return P.fresh(out, query._dtype, query._storage.device)
 
 
-_sdpa_core = differentiable("scaled_dot_product_attention", _sdpa)
+_sdpa_core = differentiable("scaled_dot_product_attention", _sdpa,
+                             grad_name=ndim_name(["MmBackward0"] * 3 + ["UnsafeViewBackward0"]))
 
 # PyTorch's CPU autograd uses its fused flash kernel for 4-d inputs of equal head dims and batch sizes without
 # dropout (and a mask that doesn't require grad): node ScaledDotProductFlashAttentionForCpuBackward0, whose

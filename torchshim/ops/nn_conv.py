@@ -22,7 +22,6 @@ from .._promotion import c_name, can_cast, promote_types, short_name
 from .._tensor import Tensor
 from .._warnings import warn_once
 from . import _dispatch as P
-from ..autograd._formulas import add_names
 from ._registry import register
 from .movement import not_implemented
 from .reduction import invalid_args
@@ -417,7 +416,20 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return P.fresh(out, dt, dev)
 
 
-register("convolution", method=False, kind="nn")(convolution)
+# ---- grad_fn names (all convolutions) ----------------------------------------------------------------------
+# PyTorch's nodes: convolutions end in ConvolutionBackward0, unbatched inputs in a squeeze, complex ones in
+# the Gauss trick's add
+def _conv_name(nd):
+    def name(args, kwargs):
+        x = args[0] if args else kwargs.get("input")
+        if nd and x.ndim == nd + 1:
+            return "SqueezeBackward1"
+        return "AddBackward0" if x.is_complex() else "ConvolutionBackward0"
+
+    return name
+
+
+register("convolution", method=False, kind="nn", grad_name=_conv_name(0))(convolution)
 
 
 # ---- conv1d/2d/3d, conv_transpose1d/2d/3d ------------------------------------------------------------------
@@ -556,30 +568,9 @@ def _conv_transpose_nd(nd):
 
 
 for _n in (1, 2, 3):
-    register(f"conv{_n}d", method=False, functional=True, kind="nn")(_conv_nd(_n))
-    register(f"conv_transpose{_n}d", method=False, functional=True, kind="nn")(_conv_transpose_nd(_n))
-
-
-# ---- grad_fn names -----------------------------------------------------------------------------------------
-# PyTorch's nodes: convolutions end in ConvolutionBackward0, unbatched inputs in a squeeze, complex ones in
-# the Gauss trick's add
-def _conv_name(nd):
-    def name(args, kwargs):
-        x = args[0] if args else kwargs.get("input")
-        if nd and x.ndim == nd + 1:
-            return "SqueezeBackward1"
-        return "AddBackward0" if x.is_complex() else "ConvolutionBackward0"
-
-    return name
-
-
-add_names(
-    {
-        "convolution": _conv_name(0),
-        **{f"conv{n}d": _conv_name(n) for n in (1, 2, 3)},
-        **{f"conv_transpose{n}d": _conv_name(n) for n in (1, 2, 3)},
-    }
-)
+    register(f"conv{_n}d", method=False, functional=True, kind="nn", grad_name=_conv_name(_n))(_conv_nd(_n))
+    register(f"conv_transpose{_n}d", method=False, functional=True, kind="nn", grad_name=_conv_name(_n))(
+        _conv_transpose_nd(_n))
 
 
 from . import nn_fold  # noqa: E402,F401  (registers im2col/col2im)

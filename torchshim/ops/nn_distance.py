@@ -17,7 +17,7 @@ from .._promotion import short_name
 from .._tensor import _wrap_dim
 from . import _dispatch as P
 from . import _subgrad as S
-from ._loss_common import (Like, add_names, bool_sub_error, broadcast_shape, device_of, not_implemented,
+from ._loss_common import (Like, bool_sub_error, broadcast_shape, device_of, not_implemented,
                            once_differentiable, opmath, rnd, rt)
 from ._registry import register
 
@@ -46,7 +46,7 @@ def _pairwise_k(a, b, *, p, eps, keepdim, sdt, dt, rdt):
     return r.astype(rdt)
 
 
-@register("pairwise_distance", method=False, functional=True, kind="distance")
+@register("pairwise_distance", method=False, functional=True, kind="distance", grad_name="NormBackward1")
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """`torch.pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False)`: the p-norm of `x1 - x2 + eps` over
     the last dim of the broadcast inputs (p may be any float, inf, -inf, 0). Complex inputs give a real
@@ -74,7 +74,7 @@ def _cosine_k(a, b, *, dim, eps, dt):
     return r.astype(dt)
 
 
-@register("cosine_similarity", method=False, functional=True, kind="distance")
+@register("cosine_similarity", method=False, functional=True, kind="distance", grad_name="SumBackward1")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """`torch.cosine_similarity(x1, x2, dim=1, eps=1e-8)`: sum over `dim` of (x1 / max(|x1|, eps)) *
     (x2 / max(|x2|, eps)), inputs broadcast; the common dtype must be floating (integer inputs are
@@ -120,7 +120,3 @@ def pdist(input, p=2):
     if d in (D.float16, D.bfloat16):
         raise not_implemented("pdist", d)
     return P.fresh(_pdist_k(input._value, p=float(p)), d, device_of(input))
-
-
-add_names({"pairwise_distance": "NormBackward1", "cosine_similarity": "SumBackward1",
-           "pdist": "PdistBackward0"})

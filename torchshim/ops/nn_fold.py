@@ -12,7 +12,6 @@ import jax.numpy as jnp
 
 from .. import _dtype as D
 from .._promotion import short_name
-from ..autograd._formulas import add_names
 from . import _dispatch as P
 from ._registry import register
 from .movement import not_implemented
@@ -266,8 +265,5 @@ def col2im(input, output_size, kernel_size, dilation, padding, stride):
     return P.fresh(r if nd == 3 else r[0], dt, input._storage.device)
 
 
-register("im2col", method=False, function=False, kind="nn")(im2col)
-register("col2im", method=False, function=False, kind="nn")(col2im)
-
-
-add_names({"im2col": "Im2ColBackward0", "col2im": "Col2ImBackward0"})  # conv_tbc: ConvTbcBackward0
+register("im2col", method=False, function=False, kind="nn", grad_name="Im2ColBackward0")(im2col)
+register("col2im", method=False, function=False, kind="nn", grad_name="Col2ImBackward0")(col2im)

@@ -15,10 +15,9 @@ import jax.numpy as jnp
 from .. import _dtype as D
 from .._promotion import c_name, can_cast, result_type_of, short_name
 from .._tensor import Tensor, _wrap_dim
-from ..autograd._formulas import _matmul_name, add_names
 from . import _dispatch as P
 from ._registry import register
-from .linalg import _expand_check, _matmul_check, _mm_check
+from .linalg import _expand_check, _matmul_check, _matmul_name, _mm_check
 from .movement import not_implemented
 
 HI = jax.lax.Precision.HIGHEST
@@ -91,7 +90,20 @@ class _Transposed:
         self._stride = w._stride[::-1]
 
 
-@register("linear", method=False, function=False, functional=True, kind="nn")
+def _linear_name(args, kwargs):
+    names = ("input", "weight", "bias")
+    vals = dict(zip(names, args))
+    vals.update(kwargs)
+    input, weight, bias = vals["input"], vals["weight"], vals.get("bias")
+    path = _linear_path(input, bias)
+    if path == "flat":
+        return "AddmmBackward0" if input.ndim == 2 else "ViewBackward0"
+    if path == "add":
+        return "AddBackward0"
+    return _matmul_name((input, _Transposed(weight)), {})
+
+
+@register("linear", method=False, function=False, functional=True, kind="nn", grad_name=_linear_name)
 def linear(input, weight, bias=None):
     """`torch.nn.functional.linear(input, weight, bias=None)`: `input @ weight.T + bias`.
 
@@ -146,19 +158,6 @@ def _matmul_shape(sa, sb):
     return tuple(batch) + (sa[-2], sb[-1])
 
 
-def _linear_name(args, kwargs):
-    names = ("input", "weight", "bias")
-    vals = dict(zip(names, args))
-    vals.update(kwargs)
-    input, weight, bias = vals["input"], vals["weight"], vals.get("bias")
-    path = _linear_path(input, bias)
-    if path == "flat":
-        return "AddmmBackward0" if input.ndim == 2 else "ViewBackward0"
-    if path == "add":
-        return "AddBackward0"
-    return _matmul_name((input, _Transposed(weight)), {})
-
-
 # ---- bilinear -------------------------------------------------------------------------------------------
 def _size(t, d):
     """`t.sym_size(d)` with PyTorch's errors."""
@@ -182,7 +181,17 @@ def _bilinear_k(x1, x2, w, b, out_shape, rdt):
     return (r.astype(ct) + b.astype(ct)).astype(rdt)
 
 
-@register("bilinear", method=False, functional=True, kind="nn")
+def _bilinear_name(args, kwargs):
+    """The grad_fn name; also PyTorch's refusal to record a complex bilinear (the name is asked for exactly
+    when the tape records a node, i.e. when PyTorch's _trilinear autograd check runs)."""
+    if args[0]._dtype.is_complex:
+        raise RuntimeError("_trilinear does not support automatic differentiation for outputs with complex "
+                           "dtype.")
+    bias = args[3] if len(args) > 3 else kwargs.get("bias")
+    return "AddBackward0" if bias is not None else "ViewBackward0"
+
+
+@register("bilinear", method=False, functional=True, kind="nn", grad_name=_bilinear_name)
 def bilinear(input1, input2, weight, bias=None):
     """`torch.bilinear(input1, input2, weight, bias=None)` / `F.bilinear`: `y[..., o] = x1[..., i] W[o, i, j]
     x2[..., j] + b[o]`.
@@ -227,16 +236,3 @@ def bilinear(input1, input2, weight, bias=None):
     b = None if bias is None else bias._value
     arr = _bilinear_k(input1._value, input2._value, weight._value, b, out_shape=tuple(out_shape), rdt=d1.np)
     return P.fresh(arr, d1, dev)
-
-
-def _bilinear_name(args, kwargs):
-    """The grad_fn name; also PyTorch's refusal to record a complex bilinear (the name is asked for exactly
-    when the tape records a node, i.e. when PyTorch's _trilinear autograd check runs)."""
-    if args[0]._dtype.is_complex:
-        raise RuntimeError("_trilinear does not support automatic differentiation for outputs with complex "
-                           "dtype.")
-    bias = args[3] if len(args) > 3 else kwargs.get("bias")
-    return "AddBackward0" if bias is not None else "ViewBackward0"
-
-
-add_names({"linear": _linear_name, "bilinear": _bilinear_name})

@@ -27,7 +27,7 @@ from .. import _dtype as D
 from .._promotion import short_name
 from . import _dispatch as P
 from . import _subgrad as S
-from ._loss_common import (EPS12, LOW, MEAN, NONE, Like, add_names, bool_sub_error, broadcast_shape,
+from ._loss_common import (EPS12, LOW, MEAN, NONE, Like, bool_sub_error, broadcast_shape,
                            by_reduction, cast_error, check_inplace_cast, device_of, host, is_intlike,
                            neg_bool_error, not_implemented, opmath, raising_guard, reduce, reduced_dtype,
                            rnd, rt)
@@ -95,7 +95,7 @@ def _pointwise(fn, input, target, reduction, param=0.0, edt=None):
     return _new(r, rdt, input)
 
 
-@register("l1_loss", method=False, function=False, functional=True, kind="loss")
+@register("l1_loss", method=False, function=False, kind="loss", grad_name=by_reduction("AbsBackward0", 2))
 def l1_loss(input, target, reduction=MEAN):
     """ATen `l1_loss(input, target, reduction=Mean)`: |input - target| reduced (PyTorch's composite: integer
     inputs give an integer loss without reduction and raise for 'mean'; complex inputs a real loss)."""
@@ -106,14 +106,14 @@ def l1_loss(input, target, reduction=MEAN):
     return _pointwise("l1", input, target, reduction, edt=cdt.to_real() if cdt.is_complex else cdt)
 
 
-@register("mse_loss", method=False, function=False, functional=True, kind="loss")
+@register("mse_loss", method=False, function=False, kind="loss")
 def mse_loss(input, target, reduction=MEAN):
     """ATen `mse_loss(input, target, reduction=Mean)`: (input - target)^2 reduced; floating dtypes only."""
     _float_kernel_check("mse_cpu", rt(input, target))
     return _pointwise("mse", input, target, reduction)
 
 
-@register("smooth_l1_loss", method=False, function=False, functional=True, kind="loss")
+@register("smooth_l1_loss", method=False, function=False, kind="loss")
 def smooth_l1_loss(input, target, reduction=MEAN, beta=1.0):
     """ATen `smooth_l1_loss(input, target, reduction=Mean, beta=1.0)`: 0.5 z^2 / beta where |z| < beta, else
     |z| - 0.5 beta (z = input - target)."""
@@ -123,7 +123,7 @@ def smooth_l1_loss(input, target, reduction=MEAN, beta=1.0):
     return _pointwise("smooth_l1", input, target, reduction, beta)
 
 
-@register("huber_loss", method=False, function=False, functional=True, kind="loss")
+@register("huber_loss", method=False, function=False, kind="loss")
 def huber_loss(input, target, reduction=MEAN, delta=1.0):
     """ATen `huber_loss(input, target, reduction=Mean, delta=1.0)`: 0.5 z^2 where |z| < delta, else
     delta (|z| - 0.5 delta); the result has input's dtype (computed in the promoted dtype). As PyTorch, its
@@ -146,7 +146,7 @@ def _soft_margin_k(x, y, *, reduction, edt, cdt):
     return reduce(jnp.log1p(v), reduction, edt, edt)
 
 
-@register("soft_margin_loss", method=False, function=False, functional=True, kind="loss")
+@register("soft_margin_loss", method=False, function=False, kind="loss")
 def soft_margin_loss(input, target, reduction=MEAN):
     """ATen `soft_margin_loss(input, target, reduction=Mean)`: log(1 + exp(-target * input)), computed "
     "in place
@@ -233,7 +233,7 @@ def _check_unit_interval(x, y):
         raise RuntimeError(f"all elements of {which} should be between 0 and 1")
 
 
-@register("binary_cross_entropy", method=False, function=False, functional=True, kind="loss")
+@register("binary_cross_entropy", method=False, function=False, kind="loss")
 def binary_cross_entropy(input, target, weight=None, reduction=MEAN):
     """ATen `binary_cross_entropy(input, target, weight=None, reduction=Mean)`: -w (y log x + (1-y) log(1-x))
     with the logs clamped at -100; input and target of one floating dtype; values outside [0, 1] raise (a host
@@ -267,7 +267,7 @@ def _bce_logits_k(x, y, w, pw, *, reduction, edt, xdt, has_w, has_pw):
     return reduce(loss, reduction, edt, edt)
 
 
-@register("binary_cross_entropy_with_logits", method=False, functional=True, kind="loss")
+@register("binary_cross_entropy_with_logits", method=False, kind="loss")
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=NONE):
     """`torch.binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0)`:
     (1 - y) x - (1 + (pos_weight - 1) y) log_sigmoid(x), times weight, computed stably; the result has
@@ -312,7 +312,12 @@ def _kl_k(x, t, *, reduction, log_target, dt, tdt):
     return reduce(rnd(loss, dt), reduction, dt, dt)
 
 
-@register("kl_div", method=False, functional=True, kind="loss")
+# the node without reduction: Sub, or Mul with log_target
+def _kl_none(args, kwargs):
+    return "MulBackward0" if kwargs.get("log_target", False) else "SubBackward0"
+
+
+@register("kl_div", method=False, kind="loss", grad_name=by_reduction(_kl_none, 2, NONE))
 def kl_div(input, target, reduction=NONE, *, log_target=False):
     """`torch.kl_div(input, target, reduction=0, *, log_target=False)`: target (log target - input) pointwise
     (`exp(target) (target - input)` with log_target), reduced; floating inputs only."""
@@ -354,7 +359,14 @@ def _poisson_k(x, t, *, reduction, log_input, full, eps, xdt, tdt, dt):
     return reduce(loss, reduction, dt, dt)
 
 
-@register("poisson_nll_loss", method=False, functional=True, kind="loss")
+# the node without reduction: Add with `full`
+def _full_or(name):
+    def f(args, kwargs):
+        return "AddBackward0" if (args[3] if len(args) > 3 else kwargs.get("full", False)) else name
+    return f
+
+
+@register("poisson_nll_loss", method=False, kind="loss", grad_name=by_reduction(_full_or("SubBackward0"), 5))
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     """`torch.poisson_nll_loss(input, target, log_input, full, eps, reduction)`: exp(input) - target * input
     (log_input) or input - target * log(input + eps), plus the Stirling term for targets > 1 when `full`."""
@@ -390,7 +402,8 @@ def _gauss_k(x, t, v, *, reduction, full, eps, dt, vdt):
     return reduce(loss, reduction, dt, dt)
 
 
-@register("gaussian_nll_loss", method=False, function=False, functional=True, kind="loss")
+@register("gaussian_nll_loss", method=False, function=False, kind="loss",
+          grad_name=by_reduction(_full_or("MulBackward0"), 5))
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction=MEAN):
     """`gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction=Mean)` (PyTorch's Python
     function, as one op): 0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps)) [+ 0.5 log(2 pi)]; the
@@ -410,29 +423,5 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction=MEAN):
                  eps=float(eps), dt=d.np, vdt=vd.np)
     return _new(r, reduced_dtype(d, reduction), input)
 
-
-# ---- grad_fn names -----------------------------------------------------------------------------------------
-def _kl_none(args, kwargs):
-    return "MulBackward0" if kwargs.get("log_target", False) else "SubBackward0"
-
-
-def _full_or(name):
-    def f(args, kwargs):
-        return "AddBackward0" if (args[3] if len(args) > 3 else kwargs.get("full", False)) else name
-    return f
-
-
-add_names({
-    "l1_loss": by_reduction("AbsBackward0", 2),
-    "mse_loss": "MseLossBackward0",
-    "smooth_l1_loss": "SmoothL1LossBackward0",
-    "huber_loss": "HuberLossBackward0",
-    "soft_margin_loss": "SoftMarginLossBackward0",
-    "binary_cross_entropy": "BinaryCrossEntropyBackward0",
-    "binary_cross_entropy_with_logits": "BinaryCrossEntropyWithLogitsBackward0",
-    "kl_div": by_reduction(_kl_none, 2, NONE),
-    "poisson_nll_loss": by_reduction(_full_or("SubBackward0"), 5),
-    "gaussian_nll_loss": by_reduction(_full_or("MulBackward0"), 5),
-})
 
 from . import _loss_classify, _loss_ctc, _loss_margin  # noqa: E402,F401  (register the other losses)

@@ -194,7 +194,8 @@ def _ln_k(x, w, b, *, nd, eps, cdt, rdt):
     return out.astype(rdt)
 
 
-@register("layer_norm", method=False, functional=True, kind="normalization")
+@register("layer_norm", method=False, functional=True, kind="normalization",
+          grad_name="NativeLayerNormBackward0")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """`torch.layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True)` and
     `F.layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05)`: normalize over the last
@@ -217,7 +218,7 @@ def _rms_k(x, w, *, nd, eps, cdt, rdt):
     return out if w is None else out * w.astype(rdt)
 
 
-@register("rms_norm", method=False, functional=True, kind="normalization")
+@register("rms_norm", method=False, functional=True, kind="normalization", grad_name="MulBackward0")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """`torch.rms_norm(input, normalized_shape, weight=None, eps=None)` / `F.rms_norm`: x / sqrt(mean(x**2) +
     eps) over the last dims, times weight; eps=None is the machine epsilon of the computation dtype (float32
@@ -248,7 +249,7 @@ def _gn_k(x, w, b, *, groups, eps, cdt, rdt):
     return out.astype(rdt)
 
 
-@register("group_norm", method=False, kind="normalization")
+@register("group_norm", method=False, kind="normalization", grad_name="NativeGroupNormBackward0")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
     """`torch.group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True)`: normalize
     each group of C / num_groups channels of each sample, then scale and shift per channel. `F.group_norm`'s
@@ -287,7 +288,8 @@ def _lrn_k(x, *, size, alpha, beta, k, cdt, rdt):
     return (xc / div).astype(rdt)
 
 
-@register("local_response_norm", method=False, function=False, functional=True, kind="normalization")
+@register("local_response_norm", method=False, function=False, functional=True, kind="normalization",
+          grad_name="DivBackward0")
 def local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):
     """`F.local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0)`: x / (k + alpha * mean of x**2 over
     a window of `size` channels (zero padded)) ** beta. An empty input is returned as is."""

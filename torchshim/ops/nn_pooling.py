@@ -7,11 +7,11 @@ torchshim/nn/functional/pooling.py.
 Every pooling window is a rectangle, so the reductions are separable: one spatial dim at a time (the last
 first), the window positions of that dim are gathered into a (out, k) block (indices and validity computed
 once per geometry, or from the random samples for fractional pooling) and reduced over k. Adaptive and
-fractional max pooling keep PyTorch's scan order: the first maximum in row-major window order, the last NaN when there is one, the first
-valid element when every value is the lowest one; the result is *gathered* from the chosen elements, so the
-gradient goes to exactly the index PyTorch returns (ties included). Average pooling sums (float32 for 16-bit
-floats) and divides by PyTorch's divisor (count_include_pad, divisor_override; integer inputs divide with
-truncation).
+fractional max pooling keep PyTorch's scan order: the first maximum in row-major window order, the last NaN
+when there is one, the first valid element when every value is the lowest one; the result is *gathered* from
+the chosen elements, so the gradient goes to exactly the index PyTorch returns (ties included). Average
+pooling sums (float32 for 16-bit floats) and divides by PyTorch's divisor (count_include_pad,
+divisor_override; integer inputs divide with truncation).
 """
 
 import operator
@@ -25,7 +25,6 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from . import _dispatch as P
 from . import _max_window as MW
-from ..autograd._formulas import add_names
 from ._registry import register
 from .movement import not_implemented
 from .nn_conv import int_list, sizes
@@ -290,10 +289,10 @@ def _max_pool(nd):
 
 
 for _n in (2, 3):
-    register(f"max_pool{_n}d", method=False, kind="nn")(_max_pool(_n))
-    register(f"max_pool{_n}d_with_indices", method=False, function=False, kind="nn")(
-        _max_pool_with_indices(_n)
-    )
+    register(f"max_pool{_n}d", method=False, kind="nn", grad_name=f"MaxPool{_n}DWithIndicesBackward0")(
+        _max_pool(_n))
+    register(f"max_pool{_n}d_with_indices", method=False, function=False, kind="nn",
+             grad_name=f"MaxPool{_n}DWithIndicesBackward0")(_max_pool_with_indices(_n))
 
 
 def _check1d(fn, arg, v):
@@ -309,7 +308,7 @@ def _dim_range(fn, t, lo, hi):
         )
 
 
-@register("max_pool1d_with_indices", method=False, kind="nn")
+@register("max_pool1d_with_indices", method=False, kind="nn", grad_name="SqueezeBackward1")
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """`torch.max_pool1d_with_indices(input, kernel_size, stride=[], padding=0, dilation=1,
     ceil_mode=False)`."""
@@ -333,7 +332,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
     return out.squeeze(-2), idx.squeeze(-2)
 
 
-@register("max_pool1d", method=False, kind="nn")
+@register("max_pool1d", method=False, kind="nn", grad_name="SqueezeBackward1")
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """`torch.max_pool1d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)`."""
     shp = input._shape
@@ -459,7 +458,8 @@ def _avg_pool_nd(nd, input, kernel_size, stride, padding, ceil_mode, count_inclu
     return P.fresh(r, dt, input._storage.device)
 
 
-@register("avg_pool2d", method=False, function=False, functional=True, kind="nn")
+@register("avg_pool2d", method=False, function=False, functional=True, kind="nn",
+          grad_name="AvgPool2DBackward0")
 def avg_pool2d(
     input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
 ):
@@ -470,7 +470,8 @@ def avg_pool2d(
     )
 
 
-@register("avg_pool3d", method=False, function=False, functional=True, kind="nn")
+@register("avg_pool3d", method=False, function=False, functional=True, kind="nn",
+          grad_name="AvgPool3DBackward0")
 def avg_pool3d(
     input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
 ):
@@ -481,7 +482,7 @@ def avg_pool3d(
     )
 
 
-@register("avg_pool1d", method=False, functional=True, kind="nn")
+@register("avg_pool1d", method=False, functional=True, kind="nn", grad_name="SqueezeBackward1")
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """`torch.avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True)`
     (also `F.avg_pool1d`)."""
@@ -496,23 +497,6 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         2, input.unsqueeze(-2), (1, k[0]), (1, s[0]), (0, p[0]), ceil_mode, count_include_pad, None
     )
     return out.squeeze(-2)
-
-
-add_names(
-    {
-        **dict.fromkeys(
-            (
-                "max_pool1d",
-                "max_pool1d_with_indices",
-                "avg_pool1d",
-            ),
-            "SqueezeBackward1",
-        ),
-        **{f"max_pool{n}d": f"MaxPool{n}DWithIndicesBackward0" for n in (2, 3)},
-        **{f"max_pool{n}d_with_indices": f"MaxPool{n}DWithIndicesBackward0" for n in (2, 3)},
-        **{f"avg_pool{n}d": f"AvgPool{n}DBackward0" for n in (2, 3)},
-    }
-)
 
 
 from . import nn_adaptive_pool, nn_unpool  # noqa: E402,F401  (register adaptive pooling, unpooling, fractional)

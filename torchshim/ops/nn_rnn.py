@@ -23,11 +23,11 @@ import numpy as np
 from .. import _dtype as D
 from .._promotion import c_name, short_name
 from .._tensor import Tensor
-from ..autograd._formulas import add_names
+from ..autograd._node import rename
 from ..autograd._ops import differentiable
 from ..autograd.grad_mode import no_grad
 from . import _dispatch as P
-from ._registry import register
+from ._registry import installed, register
 from ._rnn_packing import _packed_index, host_values
 
 HI = jax.lax.Precision.HIGHEST
@@ -44,12 +44,6 @@ def _rnn_output_name(args, kwargs):
     if mode == "LSTM" and not proj and input._dtype is D.float32 and input.numel():
         return "MkldnnRnnLayerBackward0"
     return "StackBackward0"
-
-
-# grad_fn names of the nodes PyTorch's CPU kernels create (registered before the ops are wrapped)
-add_names({"_rnn_layers": _rnn_output_name, "rnn_tanh_cell": "TanhBackward0",
-           "rnn_relu_cell": "ReluBackward0", "_lstm_cell_state": "AddBackward0",
-           "_lstm_cell_output": "MulBackward0", "gru_cell": "AddBackward0"})
 
 
 # ---- shared math -------------------------------------------------------------------------------------------
@@ -181,8 +175,11 @@ def _simple_cell(name, mode):
     return cell
 
 
-register("rnn_tanh_cell", method=False, kind="nn")(_simple_cell("rnn_tanh_cell", "RNN_TANH"))
-register("rnn_relu_cell", method=False, kind="nn")(_simple_cell("rnn_relu_cell", "RNN_RELU"))
+# grad_fn names: the nodes PyTorch's CPU kernels end in
+register("rnn_tanh_cell", method=False, kind="nn", grad_name="TanhBackward0")(
+    _simple_cell("rnn_tanh_cell", "RNN_TANH"))
+register("rnn_relu_cell", method=False, kind="nn", grad_name="ReluBackward0")(
+    _simple_cell("rnn_relu_cell", "RNN_RELU"))
 
 
 @P.kernel(static=())
@@ -208,8 +205,8 @@ def _lstm_out(o, cy):
     return P.fresh(_lstm_out_k(o._value, cy._value), o._dtype, o._storage.device)
 
 
-_lstm_gates_core = differentiable("_lstm_cell_state", _lstm_gates)
-_lstm_out_core = differentiable("_lstm_cell_output", _lstm_out)
+_lstm_gates_core = differentiable("_lstm_cell_state", _lstm_gates, grad_name="AddBackward0")
+_lstm_out_core = differentiable("_lstm_cell_output", _lstm_out, grad_name="MulBackward0")
 
 
 @register("lstm_cell", method=False, kind="composite")
@@ -228,7 +225,7 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     return _lstm_out_core(o, cy), cy
 
 
-@register("gru_cell", method=False, kind="nn")
+@register("gru_cell", method=False, kind="nn", grad_name="AddBackward0")
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """`torch.gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)`: one GRU step (gates r, z, n):
     `n = tanh(W_in x + b_in + r * (W_hn h + b_hn))`, `h' = (h - n) * z + n`."""
@@ -303,7 +300,7 @@ def _rnn_layers(input, hx, cx, params, masks, index, mode, has_biases, num_layer
             None if cs is None else [P.fresh(c, dt, dev) for c in cs])
 
 
-_rnn_core = differentiable("_rnn_layers", _rnn_layers)
+_rnn_core = differentiable("_rnn_layers", _rnn_layers, grad_name=_rnn_output_name)
 
 
 def _hidden_checks(mode, hx, num_layers, bidirectional):
@@ -383,7 +380,7 @@ def _bind(name, packed, args, kwargs):
 
 
 def _draw_masks(shape, dtype, device, p, n):
-    from .._api import empty
+    from .creation import empty
     with no_grad():
         return [empty(shape, dtype=dtype, device=device).bernoulli_(1 - p) for _ in range(n)]
 
@@ -434,11 +431,12 @@ def _recurrence(name, mode, args, kwargs):
         scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     out, hs, cs = _rnn_core(input, h0, c0, params, masks, index, mode, has_biases, num_layers, bidirectional,
                             int(proj), scale)
-    from .._api import stack
+    stack = installed("stack")  # with autograd recording
     if batch_first and not packed:
         out = out.transpose(0, 1)
         if mode != "LSTM" and out._grad_fn is not None:
-            out._grad_fn._name = "TransposeBackward1"  # PyTorch transposes its fresh RNN/GRU output in place
+            # PyTorch transposes its fresh RNN/GRU output in place
+            rename(out._grad_fn, "TransposeBackward1")
     return (out, stack(hs)) if cs is None else (out, stack(hs), stack(cs))
 
 

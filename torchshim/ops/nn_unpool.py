@@ -11,7 +11,6 @@ import numpy as np
 
 from .. import _dtype as D
 from .._promotion import short_name
-from ..autograd._formulas import add_names
 from . import _dispatch as P
 from ._registry import register
 from .movement import not_implemented
@@ -135,14 +134,14 @@ def _max_unpool(nd, input, indices, output_size, stride=None, padding=None):
     return P.fresh(_unpool_k(input._value, indices._value, out=out), dt, dev)
 
 
-@register("max_unpool2d", method=False, function=False, kind="nn")
+@register("max_unpool2d", method=False, function=False, kind="nn", grad_name="MaxUnpool2DBackward0")
 def max_unpool2d(input, indices, output_size):
     """`torch._C._nn.max_unpool2d(input, indices, output_size)`: zeros of (.., H, W) with each input value at
     its flat plane index (the last of duplicated indices wins; the gradient reaches every duplicate)."""
     return _max_unpool(2, input, indices, output_size)
 
 
-@register("max_unpool3d", method=False, function=False, kind="nn")
+@register("max_unpool3d", method=False, function=False, kind="nn", grad_name="MaxUnpool3DBackward0")
 def max_unpool3d(input, indices, output_size, stride, padding):
     """`torch._C._nn.max_unpool3d(input, indices, output_size, stride, padding)`."""
     return _max_unpool(3, input, indices, output_size, stride, padding)
@@ -227,23 +226,17 @@ def _fractional(nd, input, kernel_size, output_size, random_samples):
     return P.fresh(vals, dt, dev), P.fresh(idx, D.int64, dev)
 
 
-@register("fractional_max_pool2d", method=False, function=False, kind="nn")
+@register("fractional_max_pool2d", method=False, function=False, kind="nn",
+          grad_name="FractionalMaxPool2DBackward0")
 def fractional_max_pool2d(input, kernel_size, output_size, random_samples):
     """`torch._C._nn.fractional_max_pool2d(input, kernel_size, output_size, random_samples)` -> (output,
     indices); `random_samples` (N, C, 2) in [0, 1) place the windows (F.fractional_max_pool2d draws them)."""
     return _fractional(2, input, kernel_size, output_size, random_samples)
 
 
-@register("fractional_max_pool3d", method=False, function=False, kind="nn")
+@register("fractional_max_pool3d", method=False, function=False, kind="nn",
+          grad_name="FractionalMaxPool3DBackward0")
 def fractional_max_pool3d(input, kernel_size, output_size, random_samples):
     """`torch._C._nn.fractional_max_pool3d(input, kernel_size, output_size, random_samples)` -> (output,
     indices)."""
     return _fractional(3, input, kernel_size, output_size, random_samples)
-
-
-add_names(
-    {
-        **{f"max_unpool{n}d": f"MaxUnpool{n}DBackward0" for n in (2, 3)},
-        **{f"fractional_max_pool{n}d": f"FractionalMaxPool{n}DBackward0" for n in (2, 3)},
-    }
-)

@@ -19,13 +19,12 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import _dispatch as P
-from ..autograd._formulas import add_names
 from ._registry import register
 from .movement import not_implemented
 from .nn_conv import int_list
 from .nn_pooling import _gather
 
-_NAMES = {1: ("W",), 2: ("H", "W"), 3: ("D", "H", "W")}
+_DIM_LETTERS = {1: ("W",), 2: ("H", "W"), 3: ("D", "H", "W")}
 
 
 def _opmath(dt):
@@ -140,7 +139,7 @@ def _common_check(input, nd, out):
     if input.ndim != nd + 2:
         raise RuntimeError(f"It is expected input_size equals to {nd + 2}, but got size {input.ndim}")
     ins = input._shape[2:]
-    names = _NAMES[nd]
+    names = _DIM_LETTERS[nd]
     if not (all(i > 0 for i in ins) and all(o > 0 for o in out)):
         fi = ", ".join(f"{n}: {v}" for n, v in zip(names, ins))
         fo = ", ".join(f"{n}: {v}" for n, v in zip(names, out))
@@ -201,29 +200,18 @@ def _interp(nd, name, mode):
     return f
 
 
+# grad_fn names: PyTorch's nodes spell the dims "1D", "2D", "3D"
 for _n in (1, 2, 3):
-    register(f"upsample_nearest{_n}d", method=False, function=False, kind="nn")(_nearest(_n, False))
-    register(f"_upsample_nearest_exact{_n}d", method=False, function=False, kind="nn")(_nearest(_n, True))
-register("upsample_linear1d", method=False, function=False, kind="nn")(
+    register(f"upsample_nearest{_n}d", method=False, function=False, kind="nn",
+             grad_name=f"UpsampleNearest{_n}DBackward0")(_nearest(_n, False))
+    register(f"_upsample_nearest_exact{_n}d", method=False, function=False, kind="nn",
+             grad_name=f"UpsampleNearestExact{_n}DBackward0")(_nearest(_n, True))
+register("upsample_linear1d", method=False, function=False, kind="nn", grad_name="UpsampleLinear1DBackward0")(
     _interp(1, "upsample_linear1d", "linear")
 )
-register("upsample_bilinear2d", method=False, function=False, kind="nn")(
-    _interp(2, "upsample_bilinear2d", "linear")
-)
-register("upsample_trilinear3d", method=False, function=False, kind="nn")(
-    _interp(3, "upsample_trilinear3d", "linear")
-)
-register("upsample_bicubic2d", method=False, function=False, kind="nn")(
-    _interp(2, "upsample_bicubic2d", "cubic")
-)
-
-add_names(
-    {
-        **{f"upsample_nearest{n}d": f"UpsampleNearest{n}DBackward0" for n in (1, 2, 3)},
-        **{f"_upsample_nearest_exact{n}d": f"UpsampleNearestExact{n}DBackward0" for n in (1, 2, 3)},
-        "upsample_linear1d": "UpsampleLinear1DBackward0",
-        "upsample_bilinear2d": "UpsampleBilinear2DBackward0",
-        "upsample_trilinear3d": "UpsampleTrilinear3DBackward0",
-        "upsample_bicubic2d": "UpsampleBicubic2DBackward0",
-    }
-)
+register("upsample_bilinear2d", method=False, function=False, kind="nn",
+         grad_name="UpsampleBilinear2DBackward0")(_interp(2, "upsample_bilinear2d", "linear"))
+register("upsample_trilinear3d", method=False, function=False, kind="nn",
+         grad_name="UpsampleTrilinear3DBackward0")(_interp(3, "upsample_trilinear3d", "linear"))
+register("upsample_bicubic2d", method=False, function=False, kind="nn",
+         grad_name="UpsampleBicubic2DBackward0")(_interp(2, "upsample_bicubic2d", "cubic"))

@@ -17,7 +17,6 @@ from .. import _dtype as D
 from .._promotion import short_name
 from .._tensor import Tensor
 from . import _dispatch as P
-from ..autograd._formulas import add_names
 from ._registry import register
 from .indexing import scalar_to
 from .movement import not_implemented
@@ -193,7 +192,19 @@ def _circular(input, pad):
 _MODES = ("constant", "reflect", "replicate", "circular")
 
 
-@register("pad", method=False, function=False, functional=True, kind="nn")
+def _pad_name(args, kwargs):
+    mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+    p = args[1] if len(args) > 1 else kwargs["pad"]
+    n = len(p) // 2
+    return {
+        "constant": "ConstantPadNdBackward0",
+        "reflect": f"ReflectionPad{n}DBackward0",
+        "replicate": f"ReplicationPad{n}DBackward0",
+        "circular": "CopySlices",
+    }.get(mode)
+
+
+@register("pad", method=False, function=False, functional=True, kind="nn", grad_name=_pad_name)
 def pad(input, pad, mode="constant", value=None):
     """`F.pad(input, pad, mode='constant', value=None)`: `pad` lists (left, right) pairs from the last dim
     backwards; modes constant, reflect, replicate, circular; negative pads crop."""
@@ -436,7 +447,12 @@ def _check_grid_sampler(input, grid, interpolation_mode):
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
 
 
-@register("grid_sampler", method=False, kind="nn")
+def _grid_name(args, kwargs):
+    x = args[0] if args else kwargs["input"]
+    return "GridSampler2DBackward0" if x.ndim == 4 else "GridSampler3DBackward0"
+
+
+@register("grid_sampler", method=False, kind="nn", grad_name=_grid_name)
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """`torch.grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)`: modes 0 bilinear,
     1 nearest, 2 bicubic (4-D only); padding 0 zeros, 1 border, 2 reflection."""
@@ -525,23 +541,3 @@ def affine_grid_generator(theta, size, align_corners):
 
 
 from . import nn_upsample  # noqa: E402,F401  (registers the upsampling kernels)
-
-
-def _pad_name(args, kwargs):
-    mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
-    p = args[1] if len(args) > 1 else kwargs["pad"]
-    n = len(p) // 2
-    return {
-        "constant": "ConstantPadNdBackward0",
-        "reflect": f"ReflectionPad{n}DBackward0",
-        "replicate": f"ReplicationPad{n}DBackward0",
-        "circular": "CopySlices",
-    }.get(mode)
-
-
-def _grid_name(args, kwargs):
-    x = args[0] if args else kwargs["input"]
-    return "GridSampler2DBackward0" if x.ndim == 4 else "GridSampler3DBackward0"
-
-
-add_names({"pad": _pad_name, "grid_sampler": _grid_name})

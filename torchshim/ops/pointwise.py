@@ -2,6 +2,8 @@
 
 Each entry is a jax function plus PyTorch's promotion kind; `_dispatch.unary/binary` build the front function.
 """
+import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -10,6 +12,7 @@ from jax.scipy import special as jsp
 from .. import _dtype as D
 from .._promotion import c_name
 from .._tensor import Tensor
+from ..autograd._names import arg, by_tensor, if_given
 from . import _dispatch as P
 from . import _subgrad as S
 from ._dispatch import ALWAYS_BOOL, COMPLEX_TO_FLOAT, DEFAULT, INT_TO_FLOAT
@@ -28,7 +31,8 @@ def _dtype_of(x):
 
 
 def _check_int_divisor(name, input, other):
-    """PyTorch raises ZeroDivisionError for integer division by zero; jax returns garbage. Checked eagerly only."""
+    """PyTorch raises ZeroDivisionError for integer division by zero; jax returns garbage. Checked eagerly
+    only."""
     if not (_is_int(_dtype_of(input)) and _is_int(_dtype_of(other))):
         return
     if not isinstance(other, Tensor):
@@ -115,7 +119,8 @@ def _check_alpha(d, alpha):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
 
 
-@register("add", inplace=True, out=True, operators=("__add__", "__radd__", "__iadd__"), kind="pointwise")
+@register("add", inplace=True, out=True, operators=("__add__", "__radd__", "__iadd__"), kind="pointwise",
+          saves="none")
 def add(input, other, *, alpha=1):
     """`torch.add(input, other, *, alpha=1, out=None)` -> input + alpha * other."""
     return _with_alpha(_add1, _add_alpha, _add_static, input, other, alpha)
@@ -124,30 +129,41 @@ def add(input, other, *, alpha=1):
 def _check_bool_sub(input, other):
     bi, bo = _dtype_of(input) is D.bool_, _dtype_of(other) is D.bool_
     if bi and bo:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
-                           "or `logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                           "`^` or `logical_xor()` operator instead.")
     if bi or bo:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 @register("sub", inplace=True, out=True, aliases=("subtract",), operators=("__sub__", "__rsub__", "__isub__"),
-          kind="pointwise")
+          kind="pointwise", saves="none")
 def sub(input, other, *, alpha=1):
-    """`torch.sub(input, other, *, alpha=1, out=None)` -> input - alpha * other. Bool operands are an error."""
+    """`torch.sub(input, other, *, alpha=1, out=None)` -> input - alpha * other. Bool operands are an
+    error."""
     _check_bool_sub(input, other)
     return _with_alpha(_sub1, _sub_alpha, _sub_static, input, other, alpha)
 
 
-@register("rsub", method=False, kind="pointwise")
+@register("rsub", method=False, kind="pointwise", saves="none",
+          grad_name=by_tensor(1, "other", "RsubBackward0", "RsubBackward1"))
 def rsub(input, other, *, alpha=1):
     """`torch.rsub(input, other, *, alpha=1)` -> other - alpha * input."""
     return sub(other, input, alpha=alpha)
 
 
+def _scalar_operand(args, kwargs):
+    return any(not isinstance(a, Tensor) for a in args[:2])
+
+
+def _mul_saves(args, kwargs):
+    """x * scalar saves nothing (PyTorch saves the scalar); x * y saves both."""
+    return "none" if _scalar_operand(args, kwargs) else "inputs"
+
+
 _mul = P.binary("mul", lambda a, b: jnp.logical_and(a, b) if a.dtype == bool else a * b)
 register("mul", inplace=True, out=True, aliases=("multiply",), operators=("__mul__", "__rmul__", "__imul__"),
-         kind="pointwise")(_mul)
+         kind="pointwise", saves=_mul_saves)(_mul)
 _mul.__doc__ = "`torch.mul(input, other, *, out=None)` -> input * other."
 
 
@@ -170,13 +186,22 @@ def _trunc_div(a, b):
     return jnp.trunc(a / b)
 
 
+def _div_saves(args, kwargs):
+    # x / scalar saves nothing; scalar / x and x / y save tensors
+    return "none" if len(args) > 1 and not isinstance(args[1], Tensor) else "inputs"
+
+
+def _div_name(args, kwargs):
+    return "DivBackward2" if kwargs.get("rounding_mode") is not None else "DivBackward0"
+
+
 _true_div = P.binary("div", S.div, INT_TO_FLOAT)
 _floor_divide = P.binary("floor_divide", _floor_div)
 _trunc_divide = P.binary("div", _trunc_div)
 
 
 @register("div", inplace=True, out=True, aliases=("divide",), operators=("__truediv__", "__itruediv__"),
-          kind="pointwise")
+          kind="pointwise", grad_name=_div_name, saves=_div_saves)
 def div(input, other, *, rounding_mode=None):
     """`torch.div(input, other, *, rounding_mode=None, out=None)`; rounding_mode None, 'trunc' or 'floor'.
 
@@ -202,14 +227,15 @@ def _rtruediv(self, other):
 add_tensor_method("__rtruediv__", _rtruediv)  # not a table op: two recorded ops, as in PyTorch
 
 
-@register("true_divide", inplace=True, out=True, kind="pointwise")
+@register("true_divide", inplace=True, out=True, kind="pointwise", grad_name="DivBackward0", saves=_div_saves)
 def true_divide(input, other):
     """`torch.true_divide(dividend, divisor, *, out=None)`: alias of `div(rounding_mode=None)`."""
     return _true_div(input, other)
 
 
-@register("floor_divide", inplace=True, out=True, operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
-          kind="pointwise")
+@register("floor_divide", inplace=True, out=True,
+          operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
+          kind="pointwise", grad_name="NotImplemented")
 def floor_divide(input, other):
     """`torch.floor_divide(input, other, *, out=None)`: division rounded toward -inf (Python's //)."""
     _check_int_divisor("floor_divide", input, other)
@@ -227,14 +253,22 @@ _remainder = P.binary("remainder", _remainder_f)
 _fmod = P.binary("fmod", jnp.fmod)
 
 
-@register("remainder", inplace=True, out=True, operators=("__mod__", "__rmod__", "__imod__"), kind="pointwise")
+def _remainder_name(args, kwargs):
+    if not isinstance(arg(args, kwargs, 0, "input"), Tensor):
+        return "NotImplemented"
+    return "RemainderBackward1" if isinstance(arg(args, kwargs, 1, "other"), Tensor) else "RemainderBackward0"
+
+
+@register("remainder", inplace=True, out=True, operators=("__mod__", "__rmod__", "__imod__"),
+          kind="pointwise", grad_name=_remainder_name)
 def remainder(input, other):
     """`torch.remainder(input, other, *, out=None)`: Python's %, the result has the divisor's sign."""
     _check_int_divisor("remainder", input, other)
     return _remainder(input, other)
 
 
-@register("fmod", inplace=True, out=True, kind="pointwise")
+@register("fmod", inplace=True, out=True, kind="pointwise",
+          grad_name=by_tensor(1, "other", "FmodBackward1", "FmodBackward0"))
 def fmod(input, other):
     """`torch.fmod(input, other, *, out=None)`: C's fmod, the result has the dividend's sign."""
     _check_int_divisor("fmod", input, other)
@@ -254,10 +288,20 @@ def _pow_scalar_exponent(input, exponent):
     """input ** (a Python number): the exponent is static, so the gradient is PyTorch's PowBackward0 (zero for
     exponent 0, and exponent * input ** (exponent - 1) with that power's own convention)."""
     cdt, rdt = P.promote(DEFAULT, (input, exponent))
-    return P.fresh(_pow_scalar_k(input._value, e=exponent, cdt=cdt.np, rdt=rdt.np), rdt, input._storage.device)
+    return P.fresh(_pow_scalar_k(input._value, e=exponent, cdt=cdt.np, rdt=rdt.np), rdt,
+                   input._storage.device)
 
 
-@register("pow", inplace=True, out=True, operators=("__pow__", "__rpow__", "__ipow__"), kind="pointwise")
+def _pow_name(args, kwargs):
+    a = args[0] if args else kwargs.get("input", kwargs.get("self"))
+    b = args[1] if len(args) > 1 else kwargs.get("exponent")
+    if not isinstance(a, Tensor):
+        return "PowBackward2"
+    return "PowBackward1" if isinstance(b, Tensor) else "PowBackward0"
+
+
+@register("pow", inplace=True, out=True, operators=("__pow__", "__rpow__", "__ipow__"), kind="pointwise",
+          grad_name=_pow_name)
 def pow(input, exponent):
     """`torch.pow(input, exponent, *, out=None)`; input may be a Python number when exponent is a Tensor.
 
@@ -270,7 +314,7 @@ def pow(input, exponent):
     return _pow(input, exponent)
 
 
-@register("float_power", inplace=True, out=True, kind="pointwise")
+@register("float_power", inplace=True, out=True, kind="pointwise", grad_name=_pow_name)
 def float_power(input, exponent):
     """`torch.float_power(input, exponent)`: pow computed in double precision (complex128 for complex)."""
     cplx = _dtype_of(input).is_complex or _dtype_of(exponent).is_complex or isinstance(exponent, complex)
@@ -283,16 +327,17 @@ def float_power(input, exponent):
 _neg = P.unary("neg", jnp.negative)
 
 
-@register("neg", inplace=True, out=True, aliases=("negative",), operators=("__neg__",), kind="pointwise")
+@register("neg", inplace=True, out=True, aliases=("negative",), operators=("__neg__",), kind="pointwise",
+          saves="none")
 def neg(input):
     """`torch.neg(input, *, out=None)` -> -input. Bool tensors are an error, as in PyTorch."""
     if isinstance(input, Tensor) and input._dtype is D.bool_:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
-                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
     return _neg(input)
 
 
-@register("positive", inplace=False, operators=("__pos__",), kind="pointwise")
+@register("positive", inplace=False, operators=("__pos__",), kind="pointwise", saves="none")
 def positive(input):
     """`torch.positive(input)` -> input itself (bool is an error)."""
     if input._dtype is D.bool_:
@@ -319,8 +364,10 @@ def abs(input):
 
 # ---- exponentials, logs, trigonometry: int -> default float ------------------------------------------------
 _UNARY_FLOAT = {
-    "exp": jnp.exp, "exp2": jnp.exp2, "log": jnp.log, "log1p": jnp.log1p, "log2": jnp.log2, "log10": jnp.log10,
-    "expm1": jnp.expm1, "sqrt": jnp.sqrt, "rsqrt": jax.lax.rsqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan,
+    "exp": jnp.exp, "exp2": jnp.exp2, "log": jnp.log, "log1p": jnp.log1p, "log2": jnp.log2,
+                "log10": jnp.log10,
+    "expm1": jnp.expm1, "sqrt": jnp.sqrt, "rsqrt": jax.lax.rsqrt, "sin": jnp.sin, "cos": jnp.cos,
+                "tan": jnp.tan,
     "asin": jnp.arcsin, "acos": jnp.arccos, "atan": jnp.arctan, "sinh": jnp.sinh, "cosh": jnp.cosh,
     "tanh": jnp.tanh, "asinh": jnp.arcsinh, "acosh": jnp.arccosh, "atanh": jnp.arctanh,
     "sigmoid": jax.nn.sigmoid, "erf": jsp.erf, "erfc": jsp.erfc, "erfinv": jsp.erfinv,
@@ -330,6 +377,35 @@ _UNARY_FLOAT = {
 }
 _ALIASES = {"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",), "asinh": ("arcsinh",),
             "acosh": ("arccosh",), "atanh": ("arctanh",)}
+# PyTorch's node names where they aren't the camel case of the op name
+_UNARY_GRAD_NAMES = {"log1p": "Log1PBackward0", "deg2rad": "Deg2RadBackward0", "rad2deg": "Rad2DegBackward0"}
+
+
+def _c(x):
+    return jnp.conj(x) if jnp.iscomplexobj(x) else x
+
+
+def _rule(fn):
+    """An explicit rule (register's grad_rule) from `fn(result, grad) -> input grad` for a unary op that saves
+    its result."""
+    def rule(arrays, cts, mask):
+        out, g = arrays[0], cts[0]
+        return [fn(out, g.astype(out.dtype)).astype(out.dtype)]
+    return rule
+
+
+# PyTorch's formulas in terms of the saved result (its backward reads the result: the `.data` example of the
+# 0.4 migration guide depends on it)
+_RESULT_RULES = {
+    "exp": _rule(lambda y, g: g * _c(y)),
+    "exp2": _rule(lambda y, g: g * _c(y * math.log(2.0))),
+    "expm1": _rule(lambda y, g: g * _c(y + 1)),
+    "sigmoid": _rule(lambda y, g: g * _c((1 - y) * y)),
+    "tanh": _rule(lambda y, g: g * _c(1 - y * y)),
+    "sqrt": _rule(lambda y, g: g / (2 * _c(y))),
+    "rsqrt": _rule(lambda y, g: -0.5 * g * _c(y * y * y)),
+    "reciprocal": _rule(lambda y, g: -g * _c(y * y)),
+}
 
 
 def _float_unary(name, jfn):
@@ -340,7 +416,8 @@ def _float_unary(name, jfn):
 
 
 for _name, _fn in _UNARY_FLOAT.items():
-    register(_name, inplace=True, out=True, aliases=_ALIASES.get(_name, ()), kind="pointwise")(
+    register(_name, inplace=True, out=True, aliases=_ALIASES.get(_name, ()), kind="pointwise",
+             grad_name=_UNARY_GRAD_NAMES.get(_name), grad_rule=_RESULT_RULES.get(_name))(
         _float_unary(_name, _fn))
 
 
@@ -356,7 +433,8 @@ def logit(input, eps=None):
 
 
 
-# ---- sign and rounding: integer inputs stay integers --------------------------------------------------------
+# ---- sign and rounding: integer inputs stay integers
+# --------------------------------------------------------
 
 
 def _int_identity(jfn):
@@ -374,7 +452,8 @@ for _name, _fn in {"floor": jnp.floor, "ceil": jnp.ceil, "trunc": jnp.trunc,
                    "frac": lambda a: a - jnp.trunc(a)}.items():
     _f = P.unary(_name, _int_identity(_fn))
     _f.__doc__ = f"`torch.{_name}(input, *, out=None)`: elementwise {_name}; integer input is returned as is."
-    register(_name, inplace=True, out=True, aliases=("fix",) if _name == "trunc" else (), kind="pointwise")(_f)
+    register(_name, inplace=True, out=True, aliases=("fix",) if _name == "trunc" else (),
+             kind="pointwise")(_f)
 
 
 def _round_f(a, decimals):
@@ -392,13 +471,15 @@ def _round_f(a, decimals):
 _round_k = P.unary("round", _round_f, static=("decimals",))
 
 
-@register("round", inplace=True, out=True, kind="pointwise")
+@register("round", inplace=True, out=True, kind="pointwise",
+          grad_name=if_given("decimals", "RoundBackward1", "RoundBackward0"))
 def round(input, *, decimals=0):
     """`torch.round(input, *, decimals=0, out=None)`: round half to even, like PyTorch."""
     return _round_k(input, decimals=decimals)
 
 
-# ---- clamp ---------------------------------------------------------------------------------------------------
+# ---- clamp
+# ---------------------------------------------------------------------------------------------------
 # S.clamp: gradient 1 on the closed interval [min, max] (PyTorch's clamp_backward), none for NaN input
 _clamp_both = P.kernel(lambda a, lo, hi, cdt: S.clamp(a.astype(cdt), jnp.asarray(lo).astype(cdt),
                                                       jnp.asarray(hi).astype(cdt)), static=("cdt",))
@@ -411,8 +492,8 @@ def _clamp(name, input, min, max):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
         got = ", ".join("Tensor" if isinstance(x, Tensor) else type(x).__name__ for x in (input, min, max))
-        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
-                        "of:")
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+                        "one of:")
     if max is None:
         return _clamp_min(input, min)
     if min is None:
@@ -429,28 +510,37 @@ def _clamp(name, input, min, max):
     return P.fresh(out, rdt, dev)
 
 
-@register("clamp", inplace=True, out=True, kind="pointwise")
+def _clamp_name(args, kwargs):
+    lo, hi = arg(args, kwargs, 1, "min"), arg(args, kwargs, 2, "max")
+    return "ClampBackward0" if isinstance(lo, Tensor) or isinstance(hi, Tensor) else "ClampBackward1"
+
+
+@register("clamp", inplace=True, out=True, kind="pointwise", grad_name=_clamp_name)
 def clamp(input, min=None, max=None):
-    """`torch.clamp(input, min=None, max=None, *, out=None)`: min/max both numbers or both tensors (broadcast).
+    """`torch.clamp(input, min=None, max=None, *, out=None)`: min/max both numbers or both tensors
+    (broadcast).
 
     As in PyTorch, min > max gives max everywhere and NaN stays NaN; the result dtype follows promotion. The
     gradient is PyTorch's: 1 on the closed interval [min, max], 0 outside and for NaN."""
     return _clamp("clamp", input, min, max)
 
 
-@register("clip", inplace=True, out=True, kind="pointwise")
+@register("clip", inplace=True, out=True, kind="pointwise", grad_name=_clamp_name)
 def clip(input, min=None, max=None):
     """`torch.clip(input, min=None, max=None, *, out=None)`: alias of `clamp`."""
     return _clamp("clip", input, min, max)
 
 
-register("clamp_min", inplace=True, out=True, kind="pointwise")(_clamp_min)
+register("clamp_min", inplace=True, out=True, kind="pointwise",
+         grad_name=by_tensor(1, "min", "ClampMinBackward1", "ClampMinBackward0"))(_clamp_min)
 _clamp_min.__doc__ = "`torch.clamp_min(input, min)`: clamp from below."
-register("clamp_max", inplace=True, out=True, kind="pointwise")(_clamp_max)
+register("clamp_max", inplace=True, out=True, kind="pointwise",
+         grad_name=by_tensor(1, "max", "ClampMaxBackward1", "ClampMaxBackward0"))(_clamp_max)
 _clamp_max.__doc__ = "`torch.clamp_max(input, max)`: clamp from above."
 
 
-# ---- interpolation and pairwise extrema ---------------------------------------------------------------------
+# ---- interpolation and pairwise extrema
+# ---------------------------------------------------------------------
 def _lerp_f(a, b, w):
     return jnp.where(jnp.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
@@ -465,7 +555,8 @@ def lerp(input, end, weight):
     if not isinstance(end, Tensor):
         raise TypeError(f"lerp(): argument 'end' (position 2) must be Tensor, not {type(end).__name__}")
     if input._dtype is not end._dtype:
-        raise RuntimeError(f"expected dtype {c_name(input._dtype)} for `end` but got dtype {c_name(end._dtype)}")
+        raise RuntimeError(f"expected dtype {c_name(input._dtype)} for `end` but got dtype "
+                           f"{c_name(end._dtype)}")
     tensors = [t for t in (input, end, weight) if isinstance(t, Tensor)]
     dev = P.check_devices(tensors)
     args = [t._value if isinstance(t, Tensor) else t for t in (input, end, weight)]
@@ -480,7 +571,8 @@ def lerp(input, end, weight):
 def _tensor_pair(name, fn):
     def f(input, other):
         if not isinstance(other, Tensor):
-            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                            f"{type(other).__name__}")
         return fn(input, other)
     f.__name__ = name
     f.__doc__ = f"`torch.{name}(input, other, *, out=None)`: elementwise {name} of two tensors."
@@ -495,11 +587,18 @@ for _name, _fn, _al in (("atan2", S.atan2, ("arctan2",)), ("hypot", S.hypot, ())
         _tensor_pair(_name, P.binary(_name, _fn, INT_TO_FLOAT)))
 
 _copysign = P.binary("copysign", S.copysign, INT_TO_FLOAT)
-register("copysign", inplace=True, out=True, kind="pointwise")(_copysign)
+register("copysign", inplace=True, out=True, kind="pointwise",
+         grad_name=by_tensor(1, "other", "CopysignBackward0", "CopysignBackward1"))(_copysign)
 _copysign.__doc__ = "`torch.copysign(input, other, *, out=None)`: |input| with other's sign."
 
+def _xlogy_name(args, kwargs):
+    if not isinstance(arg(args, kwargs, 0, "input"), Tensor):
+        return "XlogyBackward1"
+    return "XlogyBackward0" if isinstance(arg(args, kwargs, 1, "other"), Tensor) else "XlogyBackward2"
+
+
 _xlogy = P.binary("xlogy", S.xlogy, INT_TO_FLOAT)
-register("xlogy", inplace=True, out=True, kind="pointwise")(_xlogy)
+register("xlogy", inplace=True, out=True, kind="pointwise", grad_name=_xlogy_name)(_xlogy)
 _xlogy.__doc__ = "`torch.xlogy(input, other, *, out=None)` -> input * log(other), 0 where input == 0."
 
 

@@ -3,10 +3,10 @@ factories and the in-place samplers uniform_, normal_, random_, bernoulli_, expo
 log_normal_, cauchy_.
 
 Every draw takes one key from a Generator (`torchshim/_random.py`: the default generator or `generator=`) and
-runs in one jitted kernel that builds the key itself (`make_key`), so seeding gives reproducible numbers within
-torchshim. Differences from PyTorch: the streams differ from PyTorch's (same distributions, other numbers);
-parameter and value checks (e.g. multinomial's probabilities, bernoulli's p tensor) read values on the host and
-are skipped under jax tracing.
+runs in one jitted kernel that builds the key itself (`make_key`), so seeding gives reproducible numbers
+within torchshim. Differences from PyTorch: the streams differ from PyTorch's (same distributions, other
+numbers); parameter and value checks (e.g. multinomial's probabilities, bernoulli's p tensor) read values on
+the host and are skipped under jax tracing.
 """
 import warnings
 
@@ -43,7 +43,8 @@ def _nyi(kernel, d):
 def _combo(name, *args, **kw):
     got = ", ".join(["Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args]
                     + [f"{k}={type(v).__name__}" for k, v in kw.items()])
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:")
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
+                     "of:")
 
 
 def _size(size, name):
@@ -81,12 +82,13 @@ def _finish(arr, dtype, dev, requires_grad=False, out=None):
     return t if out is None else write_out(out, t)
 
 
-# ---- kernels ------------------------------------------------------------------------------------------------
+# ---- kernels
+# ------------------------------------------------------------------------------------------------
 @P.kernel(static=("shape", "dt", "dist"))
 def _sample_k(raw, n, a, b, shape, dt, dist):
     """Continuous (and geometric) samples of `shape` and numpy dtype `dt`; a, b are the distribution's
-    parameters (numbers or arrays broadcastable to shape). Complex uniform/normal draw real and imaginary parts
-    separately (PyTorch samples the view_as_real)."""
+    parameters (numbers or arrays broadcastable to shape). Complex uniform/normal draw real and imaginary
+    parts separately (PyTorch samples the view_as_real)."""
     key = make_key(raw, n)
     dt = np.dtype(dt)
     a, b = jnp.asarray(a), jnp.asarray(b)
@@ -155,9 +157,11 @@ def _poisson_k(raw, n, lam, dt):
     return jax.random.poisson(make_key(raw, n), lam.astype(cdt), lam.shape, jnp.int64).astype(dt)
 
 
-# ---- in-place samplers -----------------------------------------------------------------------------------------
+# ---- in-place samplers
+# -----------------------------------------------------------------------------------------
 def _fill(self, dist, a, b, generator):
-    self._assign_from(_run(self._storage.device, _sample_k, generator, a, b, shape=self._shape, dt=self._dtype.np,
+    self._assign_from(_run(self._storage.device, _sample_k, generator, a, b, shape=self._shape,
+                           dt=self._dtype.np,
                            dist=dist), dist + "_")
     return self
 
@@ -171,16 +175,17 @@ def _uniform_bounds(d, lo, hi):
         if not -mx <= v <= mx:
             raise RuntimeError(f"{name} is out of bounds for {c_name(rd)}")
     if lo > hi:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(lo)} > to={_g(hi)}")
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(lo)} > "
+                           f"to={_g(hi)}")
     if hi - lo > mx:
-        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{short_name(rd)}>::max(), but found "
-                           f"to={_g(hi)} and from={_g(lo)} which result in to-from to exceed the limit")
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{short_name(rd)}>::max(), but "
+                           f"found to={_g(hi)} and from={_g(lo)} which result in to-from to exceed the limit")
 
 
 @register("uniform_", function=False, kind="random")
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
-    """`Tensor.uniform_(from=0, to=1, *, generator=None)`: fill with U[from, to) (floating/complex only; complex
-    fills real and imaginary parts independently)."""
+    """`Tensor.uniform_(from=0, to=1, *, generator=None)`: fill with U[from, to) (floating/complex only;
+    complex fills real and imaginary parts independently)."""
     from_ = kw.pop("from", from_)
     _uniform_bounds(self._dtype, from_, to)
     return _fill(self, "uniform", from_, to, generator)
@@ -203,8 +208,8 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 def _continuous_only(name, d, cname=False):
     if not d.is_floating_point:
-        raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a floating "
-                           f"point but you specified {c_name(d) if cname else short_name(d)}")
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {c_name(d) if cname else short_name(d)}")
 
 
 @register("exponential_", function=False, kind="random")
@@ -248,7 +253,8 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _fill(self, "cauchy", median, sigma, generator)
 
 
-# ---- integers: random_, randint ---------------------------------------------------------------------------------
+# ---- integers: random_, randint
+# ---------------------------------------------------------------------------------
 def _check_random_bounds(lo, to_inc, d):
     """PyTorch's check_from_to_in_range: errors outside the dtype, warnings outside floats' exact integers."""
     if d.is_floating_point:
@@ -268,9 +274,10 @@ def _check_random_bounds(lo, to_inc, d):
         digits = _DIGITS[d.name]
         for name, v in (("from", lo), ("to - 1", to_inc)):
             if v < -(1 << digits) or v > (1 << digits):
-                warnings.warn(f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
-                              f"{c_name(d)} can support discrete uniform distribution only within this range. This "
-                              "warning will become an error in version 1.7 release, please fix the code in advance",
+                warnings.warn(f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                              f"limitations {c_name(d)} can support discrete uniform distribution only "
+                              "within this range. This warning will become an error in version 1.7 release, "
+                              "please fix the code in advance",
                               UserWarning, stacklevel=4)
 
 
@@ -290,8 +297,8 @@ def _int_range(d, lo, to, plain=False):
         if abs(lo) > float(ml_dtypes.finfo(d.np).max):
             raise RuntimeError(f"from is out of bounds for {c_name(d)}")
         if not lo < to_inc:
-            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
-                               f"to dtype, but got from={lo} > to_inc={to_inc}")
+            raise RuntimeError("random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                               f"casted to dtype, but got from={lo} > to_inc={to_inc}")
     elif d.is_complex:
         raise RuntimeError("random_from_to_impl handles only integral, floating-point and boolean types")
     else:
@@ -325,12 +332,14 @@ def random_(self, *args, generator=None, **kw):
     plain = from_ is None and to is None and not args
     lo = 0 if from_ is None else _int_arg("random_", (from_, to), from_)
     to = None if to is None else _int_arg("random_", (from_, to), to)
-    self._assign_from(_ints(self._shape, self._dtype, lo, to, generator, self._storage.device, plain), "random_")
+    self._assign_from(_ints(self._shape, self._dtype, lo, to, generator, self._storage.device, plain),
+                      "random_")
     return self
 
 
 @register("randint", method=False, kind="random")
-def randint(*args, size=None, low=None, high=None, generator=None, out=None, dtype=None, layout=None, device=None,
+def randint(*args, size=None, low=None, high=None, generator=None, out=None, dtype=None, layout=None,
+            device=None,
             requires_grad=False, pin_memory=False):
     """`torch.randint(low=0, high, size, *, generator=None, out=None, dtype=torch.int64, layout=torch.strided,
     device=None, requires_grad=False)`: integers uniform in [low, high), cast to dtype (default int64; out's
@@ -363,7 +372,8 @@ def randint(*args, size=None, low=None, high=None, generator=None, out=None, dty
 def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
     """`torch.randint_like(input, low=0, high, *, generator=None, dtype=None, layout=None, device=None,
-    requires_grad=False, memory_format=torch.preserve_format)`: randint with input's shape, dtype and device."""
+    requires_grad=False, memory_format=torch.preserve_format)`: randint with input's shape, dtype and
+    device."""
     if len(args) == 2:
         low, high = args
     elif len(args) == 1:
@@ -412,7 +422,8 @@ def _float_factory(name, dist, kernel_name):
             raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
         for k, s in enumerate(size):
             if isinstance(s, float):
-                raise TypeError(f"{name}(): argument 'size' (position {k + 1}) must be tuple of ints, not float")
+                raise TypeError(f"{name}(): argument 'size' (position {k + 1}) must be tuple of ints, not "
+                                "float")
         shape = _size(size, name)
         d = _dtype(dtype, out, D.get_default_dtype())
         if not (d.is_floating_point or d.is_complex):
@@ -422,15 +433,16 @@ def _float_factory(name, dist, kernel_name):
         arr = _run(dev, _sample_k, generator, a, b, shape=shape, dt=d.np, dist=dist)
         return _finish(arr, d, dev, requires_grad, out)
     f.__name__ = name
-    f.__doc__ = (f"`torch.{name}(*size, *, generator=None, out=None, dtype=None, layout=torch.strided, device=None, "
-                 f"requires_grad=False, pin_memory=False)`: samples from "
+    f.__doc__ = (f"`torch.{name}(*size, *, generator=None, out=None, dtype=None, layout=torch.strided, "
+                 "device=None, requires_grad=False, pin_memory=False)`: samples from "
                  + ("U[0, 1)" if dist == "uniform" else "N(0, 1) (complex: N(0, 1/2) per part)")
                  + "; floating and complex dtypes only.")
     return f
 
 
 def _float_like(name, dist, kernel_name):
-    def f(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    def f(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+          memory_format=None):
         d = dtype or input._dtype
         if not (d.is_floating_point or d.is_complex):
             raise _nyi(kernel_name, d)
@@ -439,22 +451,24 @@ def _float_like(name, dist, kernel_name):
         return _finish(arr, d, dev, requires_grad)
     f.__name__ = name
     f.__doc__ = (f"`torch.{name}(input, *, generator=None, dtype=None, layout=None, device=None, "
-                 f"requires_grad=False, memory_format=torch.preserve_format)`: {name[:-5]} with input's shape, "
-                 "dtype and device.")
+                 f"requires_grad=False, memory_format=torch.preserve_format)`: {name[:-5]} with input's "
+                 "shape, dtype and device.")
     return f
 
 
-rand = register("rand", method=False, kind="random")(_float_factory("rand", "uniform", "check_uniform_bounds"))
+rand = register("rand", method=False,
+                kind="random")(_float_factory("rand", "uniform", "check_uniform_bounds"))
 randn = register("randn", method=False, kind="random")(_float_factory("randn", "normal", "normal_kernel_cpu"))
-register("rand_like", method=False, kind="random")(_float_like("rand_like", "uniform", "check_uniform_bounds"))
+register("rand_like", method=False,
+         kind="random")(_float_like("rand_like", "uniform", "check_uniform_bounds"))
 register("randn_like", method=False, kind="random")(_float_like("randn_like", "normal", "normal_kernel_cpu"))
 
 
 @register("normal", method=False, kind="random")
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
-    """`torch.normal(mean, std, *, generator=None, out=None)` with tensor and/or float mean/std (the result has
-    the tensor's shape, broadcast when both are tensors, and mean's dtype for two tensors), or
+    """`torch.normal(mean, std, *, generator=None, out=None)` with tensor and/or float mean/std (the result
+    has the tensor's shape, broadcast when both are tensors, and mean's dtype for two tensors), or
     `torch.normal(mean: float, std: float, size, *, generator=None, out=None, dtype=None, device=None,
     requires_grad=False)`. A negative std raises like PyTorch (tensor std checked eagerly only)."""
     tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
@@ -495,9 +509,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     return _finish(arr, d, dev, requires_grad, out)
 
 
-# ---- bernoulli, multinomial, poisson -------------------------------------------------------------------------
-_P_IN = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  If "
-         "so, please report an enhancement request to PyTorch.)")
+# ---- bernoulli, multinomial, poisson
+# -------------------------------------------------------------------------
+_P_IN = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved? "
+         " If so, please report an enhancement request to PyTorch.)")
 
 
 def _p_tensor(p):
@@ -529,15 +544,16 @@ def _bernoulli_(self, p=0.5, *, generator=None):
     else:
         _p_float(p, self._dtype)
         pv = p
-    self._assign_from(_run(self._storage.device, _bernoulli_k, generator, pv, shape=self._shape, dt=self._dtype.np), "bernoulli_")
+    self._assign_from(_run(self._storage.device, _bernoulli_k, generator, pv, shape=self._shape,
+                           dt=self._dtype.np), "bernoulli_")
     return self
 
 
 @register("bernoulli", inplace=_bernoulli_, kind="random")
 def bernoulli(input, p=None, *, generator=None, out=None):
     """`torch.bernoulli(input, p=None, *, generator=None, out=None)`: 0/1 draws with probabilities `input`
-    (floating, each in [0, 1]; the result has input's dtype), or with the number p for every element of a tensor
-    shaped like input (any real dtype)."""
+    (floating, each in [0, 1]; the result has input's dtype), or with the number p for every element of a
+    tensor shaped like input (any real dtype)."""
     if isinstance(p, Tensor) and p.ndim == 0:
         p = p.item()
     if p is None:
@@ -553,8 +569,9 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 @register("multinomial", kind="random")
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """`torch.multinomial(input, num_samples, replacement=False, *, generator=None, out=None)`: int64 category
-    indices drawn from the (unnormalised) probability rows of the 1-D/2-D input; without replacement each row's
-    samples are distinct (Gumbel top-k). PyTorch's invalid-distribution errors are raised (eager only)."""
+    indices drawn from the (unnormalised) probability rows of the 1-D/2-D input; without replacement each
+    row's samples are distinct (Gumbel top-k). PyTorch's invalid-distribution errors are raised (eager
+    only)."""
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not input._dtype.is_floating_point:
@@ -579,14 +596,15 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             if not (a >= 0).all():
                 raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
             if not np.isfinite(a).all():
-                raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity "
-                                   "or NaN)")
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry = "
+                                   "infinity or NaN)")
         if (a.sum(-1) <= 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     dev = input._storage.device
     if input.numel() == 0:
         return _finish(jnp.zeros(input._shape[:-1] + (num_samples,), jnp.int64), D.int64, dev, out=out)
-    arr = _run(dev, _multinomial_k, generator, input._value, k=int(num_samples), replacement=bool(replacement))
+    arr = _run(dev, _multinomial_k, generator, input._value, k=int(num_samples),
+               replacement=bool(replacement))
     return _finish(arr, D.int64, dev, out=out)
 
 

@@ -19,6 +19,7 @@ from .. import _dtype as D
 from .._promotion import short_name
 from .._tensor import Tensor, _wrap_dim
 from .. import _backcompat as backcompat
+from ..autograd._names import arg, with_dim
 from . import _dispatch as P
 from . import _subgrad as S
 from ._registry import register, write_out
@@ -137,7 +138,8 @@ _FNS = {
     "mean": lambda a, ax, kd: jnp.mean(a, ax, keepdims=kd),
     "nanmean": _nanmean,
     "prod": lambda a, ax, kd: jnp.prod(a, ax, keepdims=kd),
-    # gradients: amax/amin split among the maxima (NaN result: NaN); max()/min() split evenly (NaN: among NaNs)
+    # gradients: amax/amin split among the maxima (NaN result: NaN); max()/min() split evenly (NaN: among
+    # NaNs)
     "amax": lambda a, ax, kd: S.amax(a, ax, kd, True),
     "amin": lambda a, ax, kd: S.amax(a, ax, kd, False),
     "max_all": lambda a, ax, kd: S.evenly_max(a, ax, kd, True),
@@ -166,7 +168,7 @@ def run_reduce(fn, input, dims, keepdim, rdt, cdt=None):
 
 
 # ---- sums, means, products ---------------------------------------------------------------------------------
-@register("sum", out=True, kind="reduction")
+@register("sum", out=True, kind="reduction", grad_name=with_dim("SumBackward"), saves="none")
 def sum(input, dim=None, keepdim=KD, *, dtype=None):  # noqa: A001
     """`torch.sum(input, dim=None, keepdim=False, *, dtype=None, out=None)`; dim an int, a tuple, or None/()
     for all. Integer and bool inputs sum to int64; `dtype` casts the input first.
@@ -187,7 +189,7 @@ def nansum(input, dim=None, keepdim=KD, *, dtype=None):
     return run_reduce("nansum", input, dims_of(dim, input.ndim), kd, rdt)
 
 
-@register("mean", out=True, kind="reduction")
+@register("mean", out=True, kind="reduction", grad_name=with_dim("MeanBackward"), saves="none")
 def mean(input, dim=None, keepdim=KD, *, dtype=None):
     """`torch.mean(input, dim=None, keepdim=False, *, dtype=None, out=None)`; floating/complex only (or give
     `dtype`), as in PyTorch. The mean of nothing is NaN."""
@@ -200,7 +202,7 @@ def mean(input, dim=None, keepdim=KD, *, dtype=None):
     return run_reduce("mean", input, dims_of(dim, input.ndim), kd, d)
 
 
-@register("nanmean", out=True, kind="reduction")
+@register("nanmean", out=True, kind="reduction", grad_name="DivBackward0")
 def nanmean(input, dim=None, keepdim=KD, *, dtype=None):
     """`torch.nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None)`: the mean of the non-NaN
     values; floating inputs only (complex raises, as PyTorch's CPU kernel)."""
@@ -213,7 +215,7 @@ def nanmean(input, dim=None, keepdim=KD, *, dtype=None):
     return run_reduce("nanmean", input, dims_of(dim, input.ndim), kd, dtype or input._dtype)
 
 
-@register("prod", out=True, kind="reduction")
+@register("prod", out=True, kind="reduction", grad_name=with_dim("ProdBackward"))
 def prod(input, dim=None, keepdim=KD, *, dtype=None):
     """`torch.prod(input, *, dtype=None)` / `torch.prod(input, dim, keepdim=False, *, dtype=None, out=None)`;
     dim is a single int. Integer and bool inputs give int64."""
@@ -363,7 +365,11 @@ def _matrix_norm(input, p, dim, keepdim, dtype):
     return P.fresh(_nuc_k(x._value, dims=dims, keepdim=keepdim, rdt=rdt.np), rdt, device_of(input))
 
 
-@register("norm", kind="reduction")
+def _norm_name(args, kwargs):
+    return "SumBackward1" if arg(args, kwargs, 1, "p", "fro") == "nuc" else "LinalgVectorNormBackward0"
+
+
+@register("norm", kind="reduction", grad_name=_norm_name)
 def norm(input, p="fro", dim=None, keepdim=KD, out=None, dtype=None):
     """`torch.norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None)`, as PyTorch's CPU path:
     a number p (inf, -inf, 0, 1, 2, any float) or 'fro' with at most 2 dims is `linalg.vector_norm`; 'nuc', or
@@ -451,7 +457,7 @@ def _scan_inplace(name):
     return f
 
 
-@register("cumsum", inplace=_scan_inplace("cumsum"), out=True, kind="reduction")
+@register("cumsum", inplace=_scan_inplace("cumsum"), out=True, kind="reduction", saves="none")
 def cumsum(input, dim, *, dtype=None):
     """`torch.cumsum(input, dim, *, dtype=None, out=None)`: running sums along dim; int/bool give int64."""
     return _scan("cumsum", input, dim, dtype)

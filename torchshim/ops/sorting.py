@@ -16,6 +16,7 @@ from .. import _device as Dev
 from .. import _dtype as D
 from .. import return_types as R
 from .._tensor import Tensor, _wrap_dim
+from ..autograd._names import arg, if_given, with_dim
 from . import _dispatch as P
 from . import _subgrad as S
 from ._registry import register
@@ -103,7 +104,18 @@ def _max_min(name, input, dim, keepdim, other):
     return (R.max if is_max else R.min)((P.fresh(v, input._dtype, dev), P.fresh(i, D.int64, dev)))
 
 
-@register("max", out=True, kind="reduction")
+def _max_min_name(base, full, dim):
+    """Max/Min: `<base>Backward<full>` over all elements, `<base>Backward<dim>` along a dim, Maximum/Minimum
+    with a second tensor."""
+    def f(args, kwargs):
+        d = arg(args, kwargs, 1, "dim")
+        if isinstance(d, Tensor) or kwargs.get("other") is not None:
+            return "MaximumBackward0" if base == "Max" else "MinimumBackward0"
+        return f"{base}Backward{dim if d is not None else full}"
+    return f
+
+
+@register("max", out=True, kind="reduction", grad_name=_max_min_name("Max", "1", "0"))
 def max(input, dim=None, keepdim=KD, *, other=None):  # noqa: A001
     """`torch.max(input)` -> the largest element; `torch.max(input, dim, keepdim=False, *, out=None)` ->
     `torch.return_types.max(values, indices)` (first index of the max; NaN propagates and its index wins);
@@ -111,7 +123,7 @@ def max(input, dim=None, keepdim=KD, *, other=None):  # noqa: A001
     return _max_min("max", input, dim, keepdim, other)
 
 
-@register("min", out=True, kind="reduction")
+@register("min", out=True, kind="reduction", grad_name=_max_min_name("Min", "1", "0"))
 def min(input, dim=None, keepdim=KD, *, other=None):  # noqa: A001
     """`torch.min(input)`; `torch.min(input, dim, keepdim=False, *, out=None)` -> `torch.return_types.min`
     (first index; NaN propagates); `torch.min(input, other)` -> `torch.minimum(input, other)`."""
@@ -222,7 +234,7 @@ def _median(name, input, dim, keepdim):
     return _pair(getattr(R, name), input, v, i)
 
 
-@register("median", out=True, kind="reduction")
+@register("median", out=True, kind="reduction", grad_name=with_dim("MedianBackward"))
 def median(input, dim=None, keepdim=KD):
     """`torch.median(input)` -> the lower median of all elements (NaN if any is NaN; NaN when empty);
     `torch.median(input, dim, keepdim=False, *, out=None)` -> `torch.return_types.median(values, indices)`.
@@ -233,7 +245,7 @@ def median(input, dim=None, keepdim=KD):
     return _median("median", input, dim, keepdim)
 
 
-@register("nanmedian", out=True, kind="reduction")
+@register("nanmedian", out=True, kind="reduction", grad_name=with_dim("NanmedianBackward"))
 def nanmedian(input, dim=None, keepdim=KD):
     """`torch.nanmedian(input)` / `torch.nanmedian(input, dim, keepdim=False, *, out=None)`: median of the
     non-NaN values (NaN, index of the first NaN, for an all-NaN slice). Ties: see `median`."""
@@ -319,7 +331,7 @@ def _check_sort(d):
         raise RuntimeError(" Sort does not support complex dtypes on CPU")
 
 
-@register("sort", out=True, kind="sorting")
+@register("sort", out=True, kind="sorting", grad_name=if_given("stable", "SortBackward1", "SortBackward0"))
 def sort(input, dim=-1, descending=False, *, stable=False):
     """`torch.sort(input, dim=-1, descending=False, *, stable=False, out=None)` ->
     `torch.return_types.sort(values, indices)`. Always stable (equal values keep their order, also when
@@ -342,7 +354,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     return P.fresh(i, D.int64, device_of(input))
 
 
-@register("msort", out=True, kind="sorting")
+@register("msort", out=True, kind="sorting", grad_name="SortBackward0")
 def msort(input):
     """`torch.msort(input, *, out=None)` -> `torch.sort(input, dim=0).values`."""
     _check_sort(input._dtype)
@@ -439,7 +451,11 @@ def _ad_tracers():
 _AD_TRACERS = _ad_tracers()
 
 
-@register("unique", kind="sorting")
+def _unique_name(args, kwargs):
+    return "UniqueDimBackward0" if arg(args, kwargs, 4, "dim") is not None else "Unique2Backward0"
+
+
+@register("unique", kind="sorting", grad_name=_unique_name)
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """`torch.unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)`: the distinct
     values (or slices along `dim`), sorted; plus the inverse indices and/or counts when asked (a tuple then).
@@ -449,9 +465,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     promise it). Computed eagerly on the host: under jax tracing (jit/vmap/grad) it raises, since the output
     shape depends on the values."""
     a = input._value
-    if isinstance(a, _AD_TRACERS):  # being differentiated (autograd's pullback): not differentiable, as PyTorch
-        raise NotImplementedError(f"the derivative for '{'_unique2' if dim is None else 'unique_dim'}' is not "
-                                  "implemented.")
+    # being differentiated (autograd's pullback): not differentiable, as PyTorch
+    if isinstance(a, _AD_TRACERS):
+        raise NotImplementedError(f"the derivative for '{'_unique2' if dim is None else 'unique_dim'}' is "
+                                  "not implemented.")
     if isinstance(a, jax.core.Tracer):
         raise RuntimeError("unique(): the output shape depends on the input's values, so it cannot be "
                            "computed under jax tracing (jit/vmap/grad); call it outside the traced function")

@@ -3,8 +3,8 @@
 Basic indices (ints, slices, None, Ellipsis, 0-dim integer tensors) only change the view geometry, so
 `x[1:, 0]` is a view and `x[1:, 0] = v` writes through it. Advanced indices (integer/bool tensors, lists,
 numpy arrays) are then applied to that view with one jitted gather or scatter. Out-of-range indices raise
-IndexError with PyTorch's message (JAX would clamp); this check needs concrete indices and is skipped under jax
-tracing, where negative indices are still wrapped.
+IndexError with PyTorch's message (JAX would clamp); this check needs concrete indices and is skipped under
+jax tracing, where negative indices are still wrapped.
 """
 import functools
 import numbers
@@ -41,8 +41,8 @@ class _Adv:
 
 
 def _as_index_tensor(obj):
-    """A list/tuple/numpy index as PyTorch converts it: bool (or numpy uint8) stays a mask, anything else becomes
-    int64 (floats truncated, like PyTorch's indexing_tensor_from_data)."""
+    """A list/tuple/numpy index as PyTorch converts it: bool (or numpy uint8) stays a mask, anything else
+    becomes int64 (floats truncated, like PyTorch's indexing_tensor_from_data)."""
     from .creation import tensor  # creation imports this module (via indexing)
     if isinstance(obj, np.ndarray) and obj.dtype in (np.bool_, np.uint8):
         return tensor(obj)
@@ -63,8 +63,8 @@ def _type_name(obj):
 
 
 def _bad_index_msg(obj):
-    return ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
-            f"(got {_type_name(obj)})")
+    return ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+            f"indices (got {_type_name(obj)})")
 
 
 def _is_sequence(v):
@@ -77,10 +77,10 @@ def _normalise(index):
         return index
     if isinstance(index, str) or isinstance(index, list) and len(index) < 32 and any(
             _is_sequence(v) or isinstance(v, (slice, Tensor)) or v is None or v is Ellipsis for v in index):
-        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
-                      "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
-                      "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
-                      "a different result", UserWarning, stacklevel=3)
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+                      "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will "
+                      "be interpreted as tensor index, x[torch.tensor(seq)], which will result either in an "
+                      "error or a different result", UserWarning, stacklevel=3)
         return tuple(index)
     return (index,)
 
@@ -127,8 +127,8 @@ def _parse_raw(self, index):
     nd = len(self._shape)
     if nd == 0 and not isinstance(index, tuple):
         if _is_int(index):
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
-                             "in C++ to convert a 0-dim tensor to a number")
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         if isinstance(index, slice):
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     items = tuple(_convert_item(i) for i in _normalise(index))
@@ -195,8 +195,9 @@ def _parse_raw(self, index):
                     continue
                 for j in range(k):
                     if item._shape[j] != self._shape[src + j]:
-                        raise IndexError(f"The shape of the mask {list(item._shape)} at index {j} does not match "
-                                         f"the shape of the indexed tensor {list(self._shape)} at index {src + j}")
+                        raise IndexError(f"The shape of the mask {list(item._shape)} at index {j} does not "
+                                         f"match the shape of the indexed tensor {list(self._shape)} at "
+                                         f"index {src + j}")
                 first = len(shape)
                 for j in range(k):
                     shape.append(self._shape[src + j])
@@ -247,8 +248,8 @@ def _expand_masks(view, advs):
         else:
             m = t._value
             if isinstance(m, jax.core.Tracer):
-                raise RuntimeError("indexing with a boolean mask gives a data-dependent shape and cannot run under "
-                                   "jax tracing; use torch.where or masked_fill instead")
+                raise RuntimeError("indexing with a boolean mask gives a data-dependent shape and cannot run "
+                                   "under jax tracing; use torch.where or masked_fill instead")
             coords = np.nonzero(np.asarray(m))
             for j, c in enumerate(coords):
                 out.append(_Adv(c.astype(np.int64), dim + j, len(out)))
@@ -303,7 +304,8 @@ def _check_range(view, advs):
         size = view._shape[a.dim]
         bad = (arr >= size) | (arr < -size)
         if bad.any():
-            raise IndexError(f"index {arr[bad].flat[0]} is out of bounds for dimension {a.order} with size {size}")
+            raise IndexError(f"index {arr[bad].flat[0]} is out of bounds for dimension {a.order} with size "
+                             f"{size}")
 
 
 @partial(jax.jit, static_argnames=("dims", "sizes", "ndim"))
@@ -318,8 +320,9 @@ def _gather(value, arrays, dims, sizes, ndim):
 # ---- the index-put core: `x[indices] = v` (setitem) and `index_put(_)` (ops/indexing.py) ------------------
 @partial(jax.jit, static_argnames=("dims", "sizes", "ndim", "vshape", "target", "accumulate"))
 def put_kernel(value, arrays, new, dims, sizes, ndim, vshape, target, accumulate=False):
-    """`value` with `new` (reshaped to `vshape`, broadcast to the indexed shape `target`, cast to value's dtype)
-    written at the advanced indices `arrays` of dims `dims`; accumulate=True sums duplicates instead."""
+    """`value` with `new` (reshaped to `vshape`, broadcast to the indexed shape `target`, cast to value's
+    dtype) written at the advanced indices `arrays` of dims `dims`; accumulate=True sums duplicates
+    instead."""
     from .indexing import reduce_into  # indexing builds index_put on this module
     idx = [slice(None)] * ndim
     for arr, d, n in zip(arrays, dims, sizes):
@@ -332,8 +335,8 @@ def put_kernel(value, arrays, new, dims, sizes, ndim, vshape, target, accumulate
 def check_put_dtypes(dst, src):
     """PyTorch's error when index_put's values (`src`) differ in dtype from the destination."""
     if src is not dst:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {short_name(dst)} "
-                           f"for the destination and {short_name(src)} for the source.")
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{short_name(dst)} for the destination and {short_name(src)} for the source.")
 
 
 def check_put_shape(vshape, shown, target):
@@ -344,8 +347,8 @@ def check_put_shape(vshape, shown, target):
     except ValueError:
         ok = False
     if not ok:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shown)} cannot be broadcast to indexing "
-                           f"result of shape {list(target)}")
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shown)} cannot be broadcast to "
+                           f"indexing result of shape {list(target)}")
 
 
 def _adv_args(view, advs):
@@ -370,8 +373,8 @@ _C_TYPE = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "i
 
 
 def _overflow(dtype, name=None):
-    return RuntimeError(f"value cannot be converted to type {name or _C_TYPE.get(dtype.name, dtype.name)} without "
-                        "overflow")
+    return RuntimeError(f"value cannot be converted to type {name or _C_TYPE.get(dtype.name, dtype.name)} "
+                        "without overflow")
 
 
 def checked_scalar(v, dtype):
@@ -416,17 +419,18 @@ def checked_scalar(v, dtype):
 
 
 def _value_of(value, self):
-    """PyTorch's valueToTensor: (jax array, is_python_scalar). Tensors pass as they are; Python numbers become a
-    0-dim value of self's dtype (checked); anything else is a TypeError."""
+    """PyTorch's valueToTensor: (jax array, is_python_scalar). Tensors pass as they are; Python numbers become
+    a 0-dim value of self's dtype (checked); anything else is a TypeError."""
     if isinstance(value, Tensor):
         if value._storage.device is not self._storage.device and value.ndim:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{self.device} and {value.device}!")
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                               f"devices, {self.device} and {value.device}!")
         return value, False
     if isinstance(value, (bool, float, complex, numbers.Integral)) and not isinstance(value, np.bool_):
         with np.errstate(over="ignore"):
             return jnp.asarray(checked_scalar(value, self._dtype)), True
-    raise TypeError(f"can't assign a {_type_name(value)} to a {legacy_type_name(self._dtype, self._storage.device)}")
+    raise TypeError(f"can't assign a {_type_name(value)} to a "
+                    f"{legacy_type_name(self._dtype, self._storage.device)}")
 
 
 def _cast(value, dtype):
@@ -467,12 +471,13 @@ def setitem(self, index, value):
     overlapping = V.has_overlap(view._shape, view._stride)
     if overlapping:
         warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
-                      "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
-                      "tensor", UserWarning, stacklevel=2)
+                      "performing this operation. This also applies to advanced indexing e.g. "
+                      "tensor[indices] = tensor", UserWarning, stacklevel=2)
     if len(raw) == 1 and raw[0][0] == "mask" and (is_scalar or val.numel() == 1):
         # PyTorch's index_put_ shortcut to masked_fill_(mask, value.item())
         if raw[0][1]._dtype is not D.bool_:
-            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned "
+                               "char")
         if not is_scalar:
             val = jnp.asarray(checked_scalar(val.item(), self._dtype))
         is_scalar = True
@@ -494,7 +499,8 @@ def setitem(self, index, value):
     if _needs_grad(view, val, is_scalar):
         vt = fresh(jnp.asarray(v), self._dtype, self._storage.device) if is_scalar else (
             val if tuple(v.shape) == val._shape else val.reshape(tuple(v.shape)))
-        idx = [fresh(jnp.asarray(a), D.from_numpy_dtype(jnp.asarray(a).dtype), self._storage.device) for a in arrays]
+        idx = [fresh(jnp.asarray(a), D.from_numpy_dtype(jnp.asarray(a).dtype),
+                     self._storage.device) for a in arrays]
         fwd = _index_put_forward(dims, sizes, nd, tuple(v.shape), target)
         key = ("index_put", dims, sizes, nd, tuple(v.shape), target)
         new, = run_forward(fwd, key, [view, vt] + idx, [(view._shape, view._dtype, view._storage.device)])
@@ -545,8 +551,8 @@ def _check_expand(src, target, dtype):
     """PyTorch's expand error when a value of shape `src` can't fill `target`."""
     if len(src) > len(target):
         raise RuntimeError(f"expand({legacy_type_name(dtype, Dev.CPU)}{{{list(src)}}}, size={list(target)}): "
-                           f"the number of sizes provided ({len(target)}) must be greater or equal to the number "
-                           f"of dimensions in the tensor ({len(src)})")
+                           f"the number of sizes provided ({len(target)}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({len(src)})")
     for i in range(1, len(src) + 1):
         if src[-i] != 1 and src[-i] != target[-i]:
             raise RuntimeError(f"The expanded size of the tensor ({target[-i]}) must match the existing size "

@@ -9,6 +9,8 @@ from .. import _view as V
 from .._tensor import Tensor, _wrap_dim
 from .._warnings import warn_once
 from .._methods import add_tensor_method
+from ..autograd import _names as N
+from ..autograd._node import rename
 from ._registry import installed, register
 
 __all__ = ["shape_arg"]
@@ -35,11 +37,12 @@ def shape_arg(args, name="view", arg="size", pos=None, unpack=False):
                                 f"({', '.join(type(v).__name__ for v in given)}), but expected one of:\n"
                                 " * (torch.dtype dtype)\n * (tuple of ints size)")
             if unpack:
-                raise TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos {len(out) + 1} with "
-                                f"error \"type must be tuple of ints,but got {type(a).__name__}\"")
+                raise TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos "
+                                f"{len(out) + 1} with error \"type must be tuple of ints,but got "
+                                f"{type(a).__name__}\"")
             where = f" (position {pos})" if pos else ""
-            raise TypeError(f"{name}(): argument '{arg}'{where} must be tuple of ints, but found element of type "
-                            f"{type(a).__name__} at pos {len(out)}")
+            raise TypeError(f"{name}(): argument '{arg}'{where} must be tuple of ints, but found element of "
+                            f"type {type(a).__name__} at pos {len(out)}")
         out.append(int(a))
     return tuple(out)
 
@@ -49,8 +52,8 @@ def _concrete(t, name, arg):
     where the value is unknown."""
     import jax
     if isinstance(t._value, jax.core.Tracer):
-        raise RuntimeError(f"{name}(): the tensor argument '{arg}' sets the result's geometry and can't be read "
-                           "under jax tracing; pass a Python int")
+        raise RuntimeError(f"{name}(): the tensor argument '{arg}' sets the result's geometry and can't be "
+                           "read under jax tracing; pass a Python int")
     return t.__index__()
 
 
@@ -88,7 +91,37 @@ def infer_size(shape, numel):
     return shape
 
 
-@register("view", function=False, kind="view")
+def _reshape_name(shape_of):
+    """View when the input is contiguous, ReshapeAlias when viewable anyway, UnsafeView when it copies."""
+    def f(args, kwargs):
+        t = args[0]
+        if V.is_contiguous(t._shape, t._stride):
+            return "ViewBackward0"
+        try:
+            shape = shape_of(t, args, kwargs)
+        except Exception:  # the op itself raised; the name is never used
+            return "ViewBackward0"
+        return "UnsafeViewBackward0" if V.compute_view_stride(t._shape, t._stride, shape) is None \
+            else "ReshapeAliasBackward0"
+    return f
+
+
+def _reshape_shape(t, args, kwargs):
+    shape = args[1:] if len(args) > 1 else (kwargs["shape"],)
+    return infer_size(shape_arg(shape), t.numel())
+
+
+def _flatten_shape(t, args, kwargs):
+    nd = t.ndim
+    s = _wrap_dim(N.arg(args, kwargs, 1, "start_dim", 0), nd)
+    e = _wrap_dim(N.arg(args, kwargs, 2, "end_dim", -1), nd)
+    n = 1
+    for k in t._shape[s:e + 1]:
+        n *= k
+    return t._shape[:s] + (n,) + t._shape[e + 1:]
+
+
+@register("view", function=False, kind="view", saves="none")
 def view(self, *shape, size=None, dtype=None):
     """`Tensor.view(*shape)`, `Tensor.view(dtype)`: a view with a new shape; raises when the strides don't
     allow it.
@@ -109,19 +142,20 @@ def view(self, *shape, size=None, dtype=None):
     return self._as_view(shape, stride, self._offset)
 
 
-@register("view_as", function=False, kind="view")
+@register("view_as", function=False, kind="view", grad_name="ViewBackward0", saves="none")
 def view_as(self, other):
     """`Tensor.view_as(other)` -> `self.view(other.size())`."""
     return view(self, other._shape)
 
 
-@register("reshape", kind="view")
+@register("reshape", kind="view", grad_name=_reshape_name(_reshape_shape), saves="none")
 def reshape(input, *shape, **kw):
     """`torch.reshape(input, shape)`, `Tensor.reshape(*shape)`: a view when the strides allow (like PyTorch),
     else a contiguous copy."""
     if kw:
         if set(kw) != {"shape"} or shape:
-            raise TypeError(f"reshape() got an unexpected keyword argument '{next(k for k in kw if k != 'shape')}'"
+            raise TypeError("reshape() got an unexpected keyword argument "
+                            f"'{next(k for k in kw if k != 'shape')}'"
                             if set(kw) - {"shape"} else "reshape() got multiple values for argument 'shape'")
         shape = (kw["shape"],)
     if not shape:
@@ -134,15 +168,17 @@ def reshape(input, *shape, **kw):
     return input._as_view(shape, stride, input._offset)
 
 
-@register("reshape_as", function=False, kind="view")
+@register("reshape_as", function=False, kind="view", saves="none",
+          grad_name=_reshape_name(lambda t, args, kwargs: tuple(args[1]._shape)))
 def reshape_as(self, other):
     """`Tensor.reshape_as(other)` -> `self.reshape(other.size())`."""
     return reshape(self, other._shape)
 
 
-@register("flatten", kind="view")
+@register("flatten", kind="view", grad_name=_reshape_name(_flatten_shape), saves="none")
 def flatten(input, start_dim=0, end_dim=-1):
-    """`torch.flatten(input, start_dim=0, end_dim=-1)`: a view when possible; a 0-dim input gives shape (1,)."""
+    """`torch.flatten(input, start_dim=0, end_dim=-1)`: a view when possible; a 0-dim input gives shape
+    (1,)."""
     nd = input.ndim
     if nd == 0:
         _wrap_dim(start_dim, 0)
@@ -157,7 +193,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape)
 
 
-@register("unflatten", kind="view")
+@register("unflatten", kind="view", grad_name="ViewBackward0", saves="none")
 def unflatten(input, dim, sizes):
     """`torch.unflatten(input, dim, sizes)`: split one dim into `sizes` (one -1 allowed)."""
     d = _wrap_dim(dim, input.ndim)
@@ -172,13 +208,14 @@ def unflatten(input, dim, sizes):
     except RuntimeError as e:
         if "is invalid for input of size" not in str(e):
             raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
-        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
-                           f"({input._shape[d]}) in the input tensor") from None
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+                           f"{d} ({input._shape[d]}) in the input tensor") from None
     return view(input, input._shape[:d] + full + input._shape[d + 1:])
 
 
-@register("transpose", aliases=("swapaxes", "swapdims"), method=False,
-          inplace=lambda self, dim0, dim1: _inplace_geometry(self, "transpose", (dim0, dim1), _m="transpose_"),
+@register("transpose", aliases=("swapaxes", "swapdims"), method=False, saves="none",
+          inplace=lambda self, dim0,
+          dim1: _inplace_geometry(self, "transpose", (dim0, dim1), _m="transpose_"),
           kind="view")
 def transpose(input, dim0, dim1, *, _m=False):
     """`torch.transpose(input, dim0, dim1)` (also `swapaxes`, `swapdims`): a view with two dims swapped.
@@ -235,7 +272,7 @@ def _inplace_geometry(self, op, args, **kw):
     self._cache = None
     if tracked and v._grad_fn is not None:
         node = v._grad_fn
-        node._name = _INPLACE_NODE_NAMES.get(node._name, node._name)
+        rename(node, _INPLACE_NODE_NAMES.get(node._name, node._name))
         self._grad_fn, self._output_nr = node, v._output_nr
     return self
 
@@ -248,7 +285,7 @@ _INPLACE_NODE_NAMES = {"TBackward0": "TBackward1", "TransposeBackward0": "Transp
                        "SqueezeBackward2": "SqueezeBackward5"}
 
 
-@register("t", inplace=lambda self: _inplace_geometry(self, "t", ()), kind="view")
+@register("t", inplace=lambda self: _inplace_geometry(self, "t", ()), kind="view", saves="none")
 def t(input):
     """`torch.t(input)`: transpose of a tensor with <= 2 dims (0-D and 1-D are returned as they are)."""
     if input.ndim > 2:
@@ -261,10 +298,10 @@ def _T(self):
     if self.ndim == 0:
         _deprecated_0d("Tensor.T", "This function is the identity in these cases.")
     elif self.ndim != 2:
-        warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
-                  "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
-                  "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
-                  "tensor.", UserWarning, stacklevel=2)
+        warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                  "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                  "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                  "dimensions of a tensor.", UserWarning, stacklevel=2)
     return _pub("permute")(self, tuple(range(self.ndim - 1, -1, -1)))
 
 
@@ -277,8 +314,8 @@ def _mT(self):
         _deprecated_0d("Tensor.mT", "This function is the identity in these cases.")
         return self._as_view((), (), self._offset)
     if self.ndim < 2:
-        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D "
-                           "tensor.")
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{self.ndim}-D tensor.")
     return _pub("transpose")(self, -2, -1)
 
 
@@ -303,7 +340,8 @@ def _mH(self, what="Tensor.mH", err="tensor.mH"):
         _deprecated_0d(what, "Consider using x.conj().")
         return _conj(self._as_view((), (), self._offset))
     if self.ndim < 2:
-        raise RuntimeError(f"{err} is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+        raise RuntimeError(f"{err} is only supported on matrices or batches of matrices. Got {self.ndim}-D "
+                           "tensor.")
     return _conj(transpose(self, -2, -1))
 
 
@@ -317,18 +355,21 @@ def _mH_prop(self):
 add_tensor_method("mH", property(_mH_prop, doc="`x.mH`: conjugate transpose of the last two dims."))
 
 
-@register("adjoint", kind="view")
+@register("adjoint", kind="view",
+          grad_name=N.complex_input("ConjBackward0", "TransposeBackward0"), saves="none")
 def adjoint(input):
     """`torch.adjoint(input)` -> `input.mH`."""
     return _mH(input, "adjoint()", "tensor.adjoint()")
 
 
-@register("permute", method=False, kind="view")
+@register("permute", method=False, kind="view", saves="none")
 def permute(input, *dims, _m=False, **kw):
-    """`torch.permute(input, dims)`: a view with dims reordered (`Tensor.permute(*dims)` takes varargs too)."""
+    """`torch.permute(input, dims)`: a view with dims reordered (`Tensor.permute(*dims)` takes varargs
+    too)."""
     if kw:
         if set(kw) != {"dims"}:
-            raise TypeError(f"permute() got an unexpected keyword argument '{next(k for k in kw if k != 'dims')}'")
+            raise TypeError("permute() got an unexpected keyword argument "
+                            f"'{next(k for k in kw if k != 'dims')}'")
         if dims:
             raise TypeError("permute() got multiple values for argument 'dims'")
         dims = (kw["dims"],)
@@ -358,7 +399,8 @@ def _permute(input, dims):
     return input._as_view([input._shape[d] for d in dims], [input._stride[d] for d in dims], input._offset)
 
 
-@register("movedim", aliases=("moveaxis",), method=False, kind="view")
+@register("movedim", aliases=("moveaxis",), method=False, kind="view", grad_name="PermuteBackward0",
+          saves="none")
 def movedim(input, source, destination, *, _m=False):
     """`torch.movedim(input, source, destination)` (also `moveaxis`): move dims (int or sequence) to new
     positions."""
@@ -369,19 +411,20 @@ def _movedim(input, source, destination, name="movedim", lead=""):
     if isinstance(source, (tuple, list)) != isinstance(destination, (tuple, list)) or not all(
             isinstance(v, (int, tuple, list)) for v in (source, destination)):
         kinds = ", ".join("int" if isinstance(v, int) else type(v).__name__ for v in (source, destination))
-        raise TypeError(f"{name}() received an invalid combination of arguments - got ({lead}{kinds}), but expected "
-                        "one of:\n * (tuple of ints source, tuple of ints destination)\n * (int source, int "
-                        "destination)")
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({lead}{kinds}), but "
+                        "expected one of:\n * (tuple of ints source, tuple of ints destination)\n * (int "
+                        "source, int destination)")
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):
-        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
-                           f"same number of dims as destination ({dst} dims)")
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
+                           f"the same number of dims as destination ({dst} dims)")
     nd = input.ndim
     src = [_wrap_dim(d, nd) for d in src]
     dst = [_wrap_dim(d, nd) for d in dst]
     if len(set(src)) != len(src):
-        raise RuntimeError(f"movedim: repeated dim in `source` ({list(source) if not isinstance(source, int) else source})")
+        raise RuntimeError("movedim: repeated dim in `source` "
+                           f"({list(source) if not isinstance(source, int) else source})")
     if len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `destination` "
                            f"({list(destination) if not isinstance(destination, int) else destination})")
@@ -398,7 +441,7 @@ def _movedim(input, source, destination, name="movedim", lead=""):
 _methods("movedim", "movedim", "moveaxis")
 
 
-@register("expand", function=False, kind="view")
+@register("expand", function=False, kind="view", saves="none")
 def expand(self, *sizes, size=None, implicit=False):
     """`Tensor.expand(*sizes)`: a view broadcasting size-1 dims (stride 0); -1 keeps a dim."""
     if size is not None:
@@ -408,9 +451,9 @@ def expand(self, *sizes, size=None, implicit=False):
     sizes = shape_arg(sizes, "expand", unpack=True)
     nd = self.ndim
     if len(sizes) < nd:
-        raise RuntimeError(f"expand({self.type()}{{{list(self._shape)}}}, size={list(sizes)}): the number of sizes "
-                           f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
-                           f"tensor ({nd})")
+        raise RuntimeError(f"expand({self.type()}{{{list(self._shape)}}}, size={list(sizes)}): the number of "
+                           f"sizes provided ({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({nd})")
     # PyTorch's inferExpandGeometry, from the last dim backwards
     n = len(sizes)
     shape, stride = [0] * n, [0] * n
@@ -421,14 +464,14 @@ def expand(self, *sizes, size=None, implicit=False):
         target = sizes[i]
         if target == -1:
             if d < 0:
-                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
-                                   f"dimension {i}")
+                raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
             target = size
         if size != target:
             if size != 1:
-                raise RuntimeError(f"The expanded size of the tensor ({target}) must match the existing size ({size}) "
-                                   f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
-                                   f"{list(self._shape)}")
+                raise RuntimeError(f"The expanded size of the tensor ({target}) must match the existing size "
+                                   f"({size}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                                   f"Tensor sizes: {list(self._shape)}")
             if target < 0:
                 raise RuntimeError("numel: integer multiplication overflow")
             size, st = target, 0
@@ -436,13 +479,13 @@ def expand(self, *sizes, size=None, implicit=False):
     return self._as_view(shape, stride, self._offset)
 
 
-@register("expand_as", function=False, kind="view")
+@register("expand_as", function=False, kind="view", grad_name="ExpandBackward0", saves="none")
 def expand_as(self, other):
     """`Tensor.expand_as(other)` -> `self.expand(other.size())`."""
     return expand(self, other._shape)
 
 
-@register("broadcast_to", kind="view")
+@register("broadcast_to", kind="view", grad_name="ExpandBackward0", saves="none")
 def broadcast_to(input, size):
     """`torch.broadcast_to(input, size)` -> `input.expand(size)`."""
     if not isinstance(size, (tuple, list)):
@@ -458,14 +501,21 @@ def _tname(v):
 def _combo(name, args, m):
     """The argument parser's error for argument types no overload accepts (the function form lists input)."""
     got = ", ".join(["Tensor"] * (not m) + [_tname(a) for a in args])
-    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:")
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
+                    "of:")
 
 
 def _squeeze_(self, dim=None):
     return _inplace_geometry(self, "squeeze", (dim,), _m="squeeze_")
 
 
-@register("squeeze", method=False, inplace=_squeeze_, kind="view")
+def _squeeze_name(args, kwargs):
+    d = N.arg(args, kwargs, 1, "dim")
+    return "SqueezeBackward0" if d is None else "SqueezeBackward2" if isinstance(d, (tuple, list)) \
+        else "SqueezeBackward1"
+
+
+@register("squeeze", method=False, inplace=_squeeze_, kind="view", grad_name=_squeeze_name, saves="none")
 def squeeze(input, dim=None, *, _m=False):
     """`torch.squeeze(input, dim=None)`: drop size-1 dims (all, one, or a tuple); others are kept silently."""
     nd = input.ndim
@@ -488,7 +538,7 @@ def _unsqueeze_(self, dim):
     return _inplace_geometry(self, "unsqueeze", (dim,), _m="unsqueeze_")
 
 
-@register("unsqueeze", method=False, inplace=_unsqueeze_, kind="view")
+@register("unsqueeze", method=False, inplace=_unsqueeze_, kind="view", saves="none")
 def unsqueeze(input, dim, *, _m=False):
     """`torch.unsqueeze(input, dim)`: insert a size-1 dim at `dim` (in [-ndim-1, ndim])."""
     nd = input.ndim
@@ -502,12 +552,14 @@ def unsqueeze(input, dim, *, _m=False):
 _MISSING = object()
 
 
-@register("narrow", method=False, kind="view")
+@register("narrow", method=False, kind="view", grad_name="SliceBackward0", saves="none")
 def narrow(input, dim, start, length=_MISSING, *, _m=False):
     """`torch.narrow(input, dim, start, length)`: the view `input[..., start:start+length, ...]` along dim;
     `start` may be a 0-dim integral tensor."""
     args = (dim, start) if length is _MISSING else (dim, start, length)
-    if length is _MISSING or not all(isinstance(v, int) for v in (dim, length)) or not isinstance(start, (int, Tensor)):
+    if length is _MISSING or not all(isinstance(v, int) for v in (dim, length)) or not isinstance(start,
+                                                                                                  (int,
+                                                                                                   Tensor)):
         _combo("narrow", args, _m)
     if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -520,7 +572,8 @@ def narrow(input, dim, start, length=_MISSING, *, _m=False):
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     if not -size <= start <= size:
-        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
     if start < 0:
         start += size
     if start + length > size:
@@ -530,7 +583,7 @@ def narrow(input, dim, start, length=_MISSING, *, _m=False):
     return input._as_view(shape, input._stride, input._offset + start * input._stride[d])
 
 
-@register("select", method=False, kind="view")
+@register("select", method=False, kind="view", saves="none")
 def select(input, dim, index, *, _m=False):
     """`torch.select(input, dim, index)`: the view with `dim` removed at position `index`."""
     dim = _int(dim, "select", "dim", 2 - bool(_m))
@@ -549,7 +602,7 @@ def select(input, dim, index, *, _m=False):
     return input._as_view(shape, stride, input._offset + index * input._stride[d])
 
 
-@register("unbind", method=False, kind="view")
+@register("unbind", method=False, kind="view", saves="none")
 def unbind(input, dim=0, *, _m=False):
     """`torch.unbind(input, dim=0)` -> tuple of views, one per index along dim."""
     dim = _int(dim, "unbind", "dim", 2 - bool(_m))
@@ -559,7 +612,12 @@ def unbind(input, dim=0, *, _m=False):
     return tuple(select(input, d, i) for i in range(input._shape[d]))
 
 
-@register("split", method=False, kind="view")
+def _split_name(args, kwargs):
+    s = N.arg(args, kwargs, 1, "split_size_or_sections", kwargs.get("split_size"))
+    return "SplitWithSizesBackward0" if isinstance(s, (tuple, list)) else "SplitBackward0"
+
+
+@register("split", method=False, kind="view", grad_name=_split_name, saves="none")
 def split(tensor, split_size_or_sections, dim=0):
     """`torch.split(tensor, split_size_or_sections, dim=0)` -> tuple of views (the last may be smaller);
     `Tensor.split(split_size, dim=0)`."""
@@ -575,7 +633,8 @@ def split(tensor, split_size_or_sections, dim=0):
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
     if step == 0:
         if size != 0:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+            raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension size of "
+                               f"{size}")
         return (tensor._as_view(tensor._shape, tensor._stride, tensor._offset),)
     return _pieces(tensor, d, [min(step, size - s) for s in range(0, size, step)] or [0])
 
@@ -597,12 +656,12 @@ def _pieces(tensor, d, sections):
     return tuple(out)
 
 
-@register("split_with_sizes", method=False, kind="view")
+@register("split_with_sizes", method=False, kind="view", saves="none")
 def split_with_sizes(input, split_sizes, dim=0, *, _m=False):
     """`torch.split_with_sizes(input, split_sizes, dim=0)`: views of the given sizes (summing to the dim)."""
     if not isinstance(split_sizes, (tuple, list)):
-        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position {2 - bool(_m)}) must be tuple of ints, not "
-                        f"{type(split_sizes).__name__}")
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position {2 - bool(_m)}) must be tuple "
+                        f"of ints, not {type(split_sizes).__name__}")
     sections = list(shape_arg((split_sizes,), "split_with_sizes", "split_sizes", 2 - bool(_m)))
     if input.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -612,12 +671,12 @@ def split_with_sizes(input, split_sizes, dim=0, *, _m=False):
         raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
                            f"split_sizes={sections}")
     if sum(sections) != size:
-        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
-                           f"dimension {d}), but got split_sizes={sections}")
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                           f"size at dimension {d}), but got split_sizes={sections}")
     return _pieces(input, d, sections)
 
 
-@register("chunk", method=False, kind="view")
+@register("chunk", method=False, kind="view", grad_name="SplitBackward0", saves="none")
 def chunk(input, chunks, dim=0, *, _m=False):
     """`torch.chunk(input, chunks, dim=0)`: up to `chunks` views of size ceil(n / chunks)."""
     chunks = _int(chunks, "chunk", "chunks", 2 - bool(_m))
@@ -633,7 +692,7 @@ def chunk(input, chunks, dim=0, *, _m=False):
     return split(input, step, d)
 
 
-@register("tensor_split", method=False, kind="view")
+@register("tensor_split", method=False, kind="view", grad_name="SliceBackward0", saves="none")
 def tensor_split(input, indices_or_sections=_MISSING, dim=0, *, sections=None, indices=None,
                  tensor_indices_or_sections=None, _m=False):
     """`torch.tensor_split(input, indices_or_sections, dim=0)` (or `sections=`, `indices=`,
@@ -648,21 +707,22 @@ def tensor_split(input, indices_or_sections=_MISSING, dim=0, *, sections=None, i
     if not isinstance(ios, (int, tuple, list, Tensor)) or isinstance(ios, bool):
         _combo("tensor_split", (ios,), _m)
     if input.ndim == 0:
-        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 "
+                           "dims")
     d = _wrap_dim(dim, input.ndim)
     size = input._shape[d]
     if isinstance(ios, Tensor):
         if ios._dtype.name != "int64":
             from .._promotion import short_name
-            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
-                               f"{short_name(ios._dtype)}")
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but "
+                               f"got {short_name(ios._dtype)}")
         if ios.ndim > 1:
-            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
-                               f"one-dimensional tensor, but got a tensor with {ios.ndim} dims")
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional "
+                               f"or one-dimensional tensor, but got a tensor with {ios.ndim} dims")
         import jax
         if isinstance(ios._value, jax.core.Tracer):
-            raise RuntimeError("tensor_split(): the tensor argument 'tensor_indices_or_sections' sets the result's "
-                               "geometry and can't be read under jax tracing; pass Python ints")
+            raise RuntimeError("tensor_split(): the tensor argument 'tensor_indices_or_sections' sets the "
+                               "result's geometry and can't be read under jax tracing; pass Python ints")
         ios = ios.item() if ios.ndim == 0 else [int(i) for i in ios.tolist()]
     if isinstance(ios, int):
         if ios <= 0:
@@ -692,7 +752,7 @@ _methods("chunk", "chunk")
 _methods("tensor_split", "tensor_split")
 
 
-@register("diagonal", method=False, kind="view")
+@register("diagonal", method=False, kind="view", saves="none")
 def diagonal(input, offset=0, dim1=0, dim2=1, *, _m=False):
     """`torch.diagonal(input, offset=0, dim1=0, dim2=1)`: a view of the diagonal, appended as the last dim."""
     offset = _int(offset, "diagonal", "offset", 2 - bool(_m))
@@ -716,7 +776,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1, *, _m=False):
 _methods("diagonal", "diagonal")
 
 
-@register("unfold", function=False, kind="view")
+@register("unfold", function=False, kind="view", saves="none")
 def unfold(self, dimension, size, step):
     """`Tensor.unfold(dimension, size, step)`: a view of all windows of `size` along dim, stride `step`."""
     dimension, size, step = (_int(v, "unfold", n, k + 1) for k, (v, n) in
@@ -746,32 +806,35 @@ def _check_as_strided(self, size, stride, offset):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
                            f"{list(stride)}")
     if any(n < 0 for n in size):
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
     need = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
     have = V.lens_numel(self._storage.numel, self._lens)  # in this tensor's units (complex views)
     if V.numel(size) and need > have:  # PyTorch: an empty geometry fits any storage
         isz = self._dtype.itemsize
-        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
-                           f"itemsize {isz} requiring a storage size of {need * isz} are out of bounds for storage "
-                           f"of size {have * isz}")
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                           f"{offset}, and itemsize {isz} requiring a storage size of {need * isz} are out "
+                           f"of bounds for storage of size {have * isz}")
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
 
 
 @register("as_strided", inplace=lambda self, size, stride, storage_offset=None: _inplace_geometry(
-    self, "as_strided", (size, stride, storage_offset)), kind="view")
+    self, "as_strided", (size, stride, storage_offset)), kind="view", saves="none")
 def as_strided(input, size, stride, storage_offset=None):
     """`torch.as_strided(input, size, stride, storage_offset=None)`: any geometry over input's storage.
 
-    Reads of irregular layouts use a gather; writes through self-overlapping layouts keep one of the values."""
+    Reads of irregular layouts use a gather; writes through self-overlapping layouts keep one of the
+    values."""
     size = shape_arg((size,), "as_strided", "size", unpack=True)
     stride = shape_arg((stride,), "as_strided", "stride", unpack=True)
-    offset = input._offset if storage_offset is None else _int(storage_offset, "as_strided", "storage_offset", 4)
+    offset = input._offset if storage_offset is None else _int(storage_offset, "as_strided", "storage_offset",
+                                                               4)
     _check_as_strided(input, size, stride, offset)
     return input._as_view(size, stride, offset)
 
 
-@register("contiguous", function=False, kind="view")
+@register("contiguous", function=False, kind="view", grad_name="CloneBackward0", saves="none")
 def contiguous(self, *args, memory_format=_CONTIGUOUS):
     """`Tensor.contiguous(memory_format=torch.contiguous_format)`: self when already contiguous in that
     format, else a copy in it (channels_last: NHWC strides of a 4-D tensor, channels_last_3d: NDHWC)."""
@@ -791,10 +854,10 @@ def contiguous(self, *args, memory_format=_CONTIGUOUS):
     return clone(self, memory_format=fmt)
 
 
-@register("broadcast_tensors", method=False, kind="view")
+@register("broadcast_tensors", method=False, kind="view", grad_name="ExpandBackward0", saves="none")
 def broadcast_tensors(*tensors):
-    """`torch.broadcast_tensors(*tensors)` -> tuple of expanded views sharing one broadcast shape (a tensor that
-    already has that shape is returned itself, as in PyTorch)."""
+    """`torch.broadcast_tensors(*tensors)` -> tuple of expanded views sharing one broadcast shape (a tensor
+    that already has that shape is returned itself, as in PyTorch)."""
     for k, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {k} in argument 0, but got {type(t).__name__}")
@@ -815,7 +878,8 @@ def broadcast_shapes(*shapes):
         return Size([])
     for shape in shapes:
         if not isinstance(shape, Sequence):
-            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list of ints, "
+                               f"got {shape}")
     common = [1] * max(len(s) for s in shapes)
     for arg, shape in enumerate(shapes):
         for idx in range(-1, -1 - len(shape), -1):
@@ -828,9 +892,9 @@ def broadcast_shapes(*shapes):
             if shape[idx] == 1:
                 continue
             if common[idx] != shape[idx]:
-                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[idx]} at {idx}! Mismatching "
-                                   f"argument at index {arg} had {shape}; but expected shape should be broadcastable "
-                                   f"to {common}")
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[idx]} at {idx}! "
+                                   f"Mismatching argument at index {arg} had {shape}; but expected shape "
+                                   f"should be broadcastable to {common}")
     for k, s in enumerate(common):
         if not isinstance(s, int):
             raise TypeError(f"torch.Size() takes an iterable of 'int' (item {k} is '{type(s).__name__}')")

@@ -1,5 +1,6 @@
 """The op table: importing this package registers every op (see `_registry.py`) and every Tensor method that
 is not an op (`_methods.py`): conversion (`to`, `type`), subscripts (`x[i]`), the legacy constructor."""
 from . import pointwise, comparison, views, copy, creation, indexing, reduction, sorting, movement, linalg, random, complex_views  # noqa: F401,E501
+from . import einsum, linalg_addmm, linalg_matrix, slicing  # noqa: F401
 from . import nn_activation, nn_attention, nn_conv, nn_distance, nn_dropout, nn_embedding, nn_linear, nn_loss, nn_norm, nn_pooling, nn_rnn, nn_vision  # noqa: F401,E501
 from . import conversion, legacy_types, subscript  # noqa: F401

@@ -17,7 +17,8 @@ from .._promotion import c_name, can_cast, result_type_of, short_name
 from .._tensor import Tensor, _wrap_dim
 from . import _dispatch as P
 from ._registry import register
-from .linalg import _expand_check, _matmul_check, _matmul_name, _mm_check
+from .linalg import _matmul_check, _matmul_name, _mm_check
+from .linalg_addmm import _expand_check
 from .movement import not_implemented
 
 HI = jax.lax.Precision.HIGHEST

@@ -26,3 +26,8 @@ globals().update(_D.PUBLIC)  # torch.float32, torch.int64, ...
 globals().update(_LAYOUTS)  # torch.strided, torch.channels_last, ...
 bool = _D.bool_  # noqa: A001  torch.bool
 _registry.install(globals())
+
+# `from ._api import *` (the package root) exports every public name, the underscored ones PyTorch has too
+# (`torch._mkldnn`, `torch._pack_padded_sequence`, ...)
+__all__ = sorted(n for n in globals() if not n.startswith("_") or n in _LAYOUTS or n in _D.PUBLIC
+                 or n in _registry.PUBLIC)

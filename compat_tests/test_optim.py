@@ -293,7 +293,8 @@ def test_repr():
         assert reprs[0] == reprs[1]
 
 
-def _both_raise(fn):
+def _outcomes(fn):
+    """[torch's exception or None, torchshim's exception or None] for `fn(T)`, warnings silenced."""
     outcomes = []
     for T in LIBS:
         with warnings.catch_warnings():
@@ -304,6 +305,11 @@ def _both_raise(fn):
                 outcomes.append(e)
             else:
                 outcomes.append(None)
+    return outcomes
+
+
+def _both_raise(fn):
+    outcomes = _outcomes(fn)
     assert outcomes[0] is not None, "torch did not raise"
     compare_errors(outcomes[0], outcomes[1])
     assert str(outcomes[1]) == str(outcomes[0])
@@ -369,16 +375,7 @@ def _built(T, v):
 
 def _same_outcome(fn):
     """torch and torchshim both accept the call, or both raise the same exception type and message."""
-    outcomes = []
-    for T in LIBS:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                fn(T)
-            except Exception as e:  # noqa: BLE001
-                outcomes.append(e)
-            else:
-                outcomes.append(None)
+    outcomes = _outcomes(fn)
     if outcomes[0] is None:
         assert outcomes[1] is None, f"torch accepted the call, torchshim raised {outcomes[1]!r}"
     else:

@@ -175,7 +175,7 @@ def test_run_prints_pytorch_class_names(tmp_path):
     `<class 'torch.Tensor'>`, tutorials print it and `check` compares it), and pickling them (by name),
     pickling and deep-copying their instances, torch.save/load and a spawned worker still work: the output
     equals real PyTorch's."""
-    script = _write(tmp_path / "types.py", TYPES)
+    script = _write(tmp_path / "print_class_names.py", TYPES)
     want = _python([str(script)], cwd=tmp_path)
     got = _python(["-m", "torchshim", "run", str(script)], cwd=tmp_path)
     assert want.returncode == 0, want.stderr

@@ -1,4 +1,5 @@
-"""Developer and CI entry points. `nox -s tests` (default), `nox -s bench`, `nox -s lint`, `nox -s example`.
+"""Developer and CI entry points. `nox -s tests` (default), `nox -s tests_slow`, `nox -s bench`,
+`nox -s lint`, `nox -s example`.
 
 Sessions use nox's default virtualenv + pip backend and the interpreter nox itself runs on (no pinned Python).
 torchshim is installed into each session's venv as a regular (non-editable) package, so the tests exercise the
@@ -44,17 +45,29 @@ def _sets_workers(arg):
 BENCHES = ["eager_overhead", "autograd_step", "nn_step"]
 
 
-@nox.session
-def tests(session):
-    """Conformance suite against real PyTorch: `nox -s tests [-- PYTEST_ARGS]`.
-
-    Runs all of compat_tests/ unless the arguments name test files or directories themselves, in parallel on
-    the CPU cores (pytest-xdist) unless the arguments set `-n` themselves (`-n 0`: one process, e.g. for
-    `--pdb`)."""
+def _run_suite(session, marker):
     _install_torchshim(session, ".[test]")
     paths = [] if any(_names_tests(a) for a in session.posargs) else ["compat_tests"]
     xdist = [] if any(_sets_workers(a) for a in session.posargs) else XDIST_ARGS
-    session.run("pytest", *xdist, *paths, *session.posargs)
+    select = [] if "-m" in session.posargs else ["-m", marker]
+    session.run("pytest", *xdist, *select, *paths, *session.posargs)
+
+
+@nox.session
+def tests(session):
+    """Conformance suite against real PyTorch, without the cases marked slow: `nox -s tests [-- PYTEST_ARGS]`.
+
+    Runs all of compat_tests/ unless the arguments name test files or directories themselves, in parallel on
+    the CPU cores (pytest-xdist) unless the arguments set `-n` themselves (`-n 0`: one process, e.g. for
+    `--pdb`); `-m EXPR` replaces the `not slow` selection."""
+    _run_suite(session, "not slow")
+
+
+@nox.session
+def tests_slow(session):
+    """The conformance cases marked slow (subprocesses, whole scripts, worker pools): `nox -s tests_slow`.
+    CI runs it after `nox -s tests`."""
+    _run_suite(session, "slow")
 
 
 @nox.session

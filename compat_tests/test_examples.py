@@ -28,6 +28,9 @@ import torchshim
 from torchshim._cli import compare as _compare
 from torchshim._cli.check import DEFAULT_ATOL, DEFAULT_RTOL
 
+# whole scripts in subprocesses: `nox -s tests_slow`
+pytestmark = pytest.mark.slow
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")
 PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torchshim.__file__)))

@@ -24,6 +24,9 @@ import torchshim
 from torchshim._cli import check as _check
 from torchshim._cli import compare as _compare
 
+# whole scripts in subprocesses: `nox -s tests_slow`
+pytestmark = pytest.mark.slow
+
 PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torchshim.__file__)))
 
 

@@ -25,7 +25,8 @@ LAYERS = [
     ("ops", ["ops"]),
     ("api", ["_api"]),
     ("users", ["nn", "optim", "utils", "serialization", "func", "cuda", "autograd.functional",
-               "autograd.gradcheck", "autograd._gradcheck"]),
+               "autograd.gradcheck", "autograd._gradcheck", "amp", "backends", "multiprocessing", "testing",
+               "jit", "compiler", "distributed", "onnx", "hub", "profiler", "fx"]),
     ("tools", ["_cli", "__main__"]),
     ("root", [""]),
 ]

@@ -1,5 +1,5 @@
 """Developer and CI entry points. `nox -s tests` (default), `nox -s tests_slow`, `nox -s bench`,
-`nox -s lint`, `nox -s example`.
+`nox -s lint`, `nox -s example`, `nox -s coverage`.
 
 Sessions use nox's default virtualenv + pip backend and the interpreter nox itself runs on (no pinned Python).
 torchshim is installed into each session's venv as a regular (non-editable) package, so the tests exercise the
@@ -89,6 +89,15 @@ def lint(session):
     session.install("ruff")
     session.run("ruff", "check", *LINT_PATHS, *session.posargs)
     session.run("python", "tools/check_layers.py")
+
+
+@nox.session
+def coverage(session):
+    """Write docs/coverage.md and docs/coverage.json: real torch's public names per namespace, which torchshim
+    has, which it lacks and which are out of scope by the rules of tools/coverage.py (needs torch: the `test`
+    extra). `nox -s coverage -- --check` only checks that no name the JSON marks supported has gone."""
+    _install_torchshim(session, ".[test]")
+    session.run("python", "tools/coverage.py", *session.posargs)
 
 
 @nox.session

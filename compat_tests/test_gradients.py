@@ -93,7 +93,13 @@ _METHOD_THRU = "{_thru.f{call=getattr(x,name)(*a,**kw){name='%s'}}}"
 _METHOD_INTO = "{_into.f{call=getattr(x,name)(*a,**kw){name='%s'}}}"
 _RANDOM_CALL = "{_meta(getattr(T,name)(*xs,**_lib_kw(T,kw)),lo,hi,clo~%s}"
 
+_AS_STRIDED_SCATTER = ("PyTorch 2.13's as_strided_scatter backward gives input the gradient at the scattered "
+                       "positions and 0 elsewhere (the reverse of the forward, which keeps input only outside "
+                       "them); torchshim returns the gradient of its forward (ops/view_copies.py)")
+
 GAPS = _gaps(
+    gap(_AS_STRIDED_SCATTER, "first-order grad[0]",
+        "as_strided_scatter-float64-3x4,2x2,(2,2),(1,2)"),
     gap(_OUT, _OUT_MSG,
         "addbmm-float32-2x4,5x2x3,5x3x4-{getattr(T,n)(x,a,b,out=T.empty(0,dtype=T.float64)){n~7bb7c1e}",
         "addmm-float32-2x4,2x3,3x4-{getattr(T,n)(x,a,b,out=T.empty(0,dtype=T.float64)){n~c0d3fb5}",

@@ -26,7 +26,8 @@ LAYERS = [
     ("api", ["_api"]),
     ("users", ["nn", "optim", "utils", "serialization", "func", "cuda", "autograd.functional",
                "autograd.gradcheck", "autograd._gradcheck", "amp", "backends", "multiprocessing", "testing",
-               "jit", "compiler", "distributed", "onnx", "hub", "profiler", "fx"]),
+               "autograd.profiler", "cpu",
+               "jit", "compiler", "distributed", "onnx", "hub", "profiler", "fx", "overrides", "_C"]),
     ("tools", ["_cli", "__main__"]),
     ("root", [""]),
 ]

@@ -20,10 +20,33 @@ from .autograd.gradcheck import gradcheck as _gradcheck, gradgradcheck as _gradg
 # PyTorch; torchshim/autograd/__init__.py can't import it (gradcheck uses the public API, a layer above the
 # tape)
 autograd.gradcheck, autograd.gradgradcheck = _gradcheck, _gradgradcheck
+from . import overrides, _C  # noqa: E402,F401  (the __torch_function__ protocol's helpers)
+# torch.autograd re-exports these of torch.overrides, as PyTorch's does
+autograd.has_torch_function, autograd.handle_torch_function = overrides.has_torch_function, \
+    overrides.handle_torch_function
+autograd.is_tensor_like = overrides.is_tensor_like
 
 __version__ = "2.13.0+torchshim.0.1.0"
 from . import return_types  # noqa: E402,F401
 from . import func  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401  (torch.vmap)
 from ._cli import install_as_torch  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import serialization  # noqa: E402,F401
+from . import multiprocessing  # noqa: E402,F401  (standard library only: cheap in spawned children)
+from . import fx  # noqa: E402,F401
+from . import testing  # noqa: E402,F401
+from . import backends  # noqa: E402,F401
+from .backends._global_flags import *  # noqa: E402,F401,F403  (torch.use_deterministic_algorithms, ...)
+from . import amp, cpu  # noqa: E402,F401
+from .amp import autocast  # noqa: E402,F401
+from .amp.autocast_mode import (  # noqa: E402,F401  (torch.is_autocast_enabled, ...)
+    autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache, get_autocast_cpu_dtype,
+    get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_cache_enabled, is_autocast_cpu_enabled,
+    is_autocast_enabled, set_autocast_cache_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled,
+    set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
+from . import compiler, distributed, jit, onnx  # noqa: E402,F401
+from .compiler import compile  # noqa: E402,F401  (torch.compile: validated, runs eagerly)
+from . import profiler  # noqa: E402,F401
+from .autograd import profiler as _autograd_profiler  # noqa: E402,F401  (torch.autograd.profiler)
+from . import hub  # noqa: E402,F401

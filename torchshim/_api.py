@@ -20,14 +20,18 @@ from ._tensor_str import set_printoptions  # noqa: F401
 from ._warnings import is_warn_always_enabled, set_warn_always  # noqa: F401
 from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .ops import _registry
+from .ops._assert import _assert  # noqa: F401  (torch._assert, recordable by torch.fx)
+from .ops import view_copies as _view_copies
 from .ops.legacy_types import *  # noqa: F401,F403  FloatTensor, LongTensor, ...
+from .ops.predicates import *  # noqa: F401,F403  torch.pi, torch.is_tensor, torch.numel, ...
 
 globals().update(_D.PUBLIC)  # torch.float32, torch.int64, ...
 globals().update(_LAYOUTS)  # torch.strided, torch.channels_last, ...
 bool = _D.bool_  # noqa: A001  torch.bool
 _registry.install(globals())
+globals().update(_view_copies.torch_inplace_functions())  # torch.abs_, torch.zero_, torch.detach, ...
 
 # `from ._api import *` (the package root) exports every public name, the underscored ones PyTorch has too
 # (`torch._mkldnn`, `torch._pack_padded_sequence`, ...)
 __all__ = sorted(n for n in globals() if not n.startswith("_") or n in _LAYOUTS or n in _D.PUBLIC
-                 or n in _registry.PUBLIC)
+                 or n in _registry.PUBLIC or n == "_assert")

@@ -112,9 +112,18 @@ def make_key(raw, n):
     return jax.random.fold_in(jax.random.wrap_key_data(raw, impl="threefry2x32"), n)
 
 
+# Functions applied to every draw's (raw key data, draw number), innermost last: torch.func.vmap's randomness
+# modes (raise in 'error' mode, fold the example index into the key in 'different' mode).
+draw_hooks = []
+
+
 def draw(generator=None):
     """`generator.draw()` (the default generator when None): the arguments of `make_key`."""
-    return (generator or default_generator).draw()
+    r = (generator or default_generator).draw()
+    if draw_hooks:
+        for h in reversed(draw_hooks):
+            r = h(r)
+    return r
 
 
 def key_for(generator):

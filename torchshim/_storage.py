@@ -13,13 +13,14 @@ _addresses = itertools.count(1)
 
 class Storage:
     """Shared state of a tensor and its views: `array` (jax array), `device` (torch.device), a fake
-    address."""
+    address, `shared` (set by `Tensor.share_memory_()`: a mark, nothing is shared between processes)."""
 
-    __slots__ = ("array", "device", "_addr", "_range", "__weakref__")
+    __slots__ = ("array", "device", "_addr", "_range", "shared", "__weakref__")
 
     def __init__(self, array, device):
         self.array = array
         self.device = device
+        self.shared = False
         self._addr = None
         self._range = None  # (array, min, max) of an integer array, once known on the host (see _index_check)
 

@@ -475,10 +475,15 @@ class Tensor:
         return False
 
     def share_memory_(self):
+        """`share_memory_() -> Tensor`: marks the storage as shared (`is_shared()` is then True for this
+        tensor and its views) and returns self. torchshim moves nothing to shared memory: another process gets
+        a copy, and in-place updates are not seen across processes (docs/differences.md, Hogwild)."""
+        self._storage.shared = True
         return self
 
     def is_shared(self):
-        return False
+        """`is_shared() -> bool`: whether `share_memory_()` was called on this storage."""
+        return self._storage.shared
 
 
 @partial(jax.jit, static_argnums=(1, 2))

@@ -9,7 +9,7 @@ Difference: these types also have `_fields` (like `collections.namedtuple`); PyT
 from operator import itemgetter
 
 __all__ = ["max", "min", "median", "nanmedian", "mode", "kthvalue", "cummax", "cummin", "sort", "topk",
-           "aminmax"]
+           "aminmax", "frexp", "histogram", "qr", "svd", "geqrf", "triangular_solve", "lu_unpack"]
 
 
 class _StructSeq(tuple):
@@ -59,3 +59,10 @@ cummin = _make("cummin", _VI)
 sort = _make("sort", _VI)
 topk = _make("topk", _VI)
 aminmax = _make("aminmax", ("min", "max"))
+frexp = _make("frexp", ("mantissa", "exponent"))
+histogram = _make("histogram", ("hist", "bin_edges"))
+qr = _make("qr", ("Q", "R"))
+svd = _make("svd", ("U", "S", "V"))
+geqrf = _make("geqrf", ("a", "tau"))
+triangular_solve = _make("triangular_solve", ("solution", "cloned_coefficient"))
+lu_unpack = _make("lu_unpack", ("P", "L", "U"))

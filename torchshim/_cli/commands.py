@@ -6,9 +6,12 @@ from .launch import USAGE_TARGET, UsageError, parse_target, run_target
 
 USAGE = f"""usage: python -m torchshim run {USAGE_TARGET}
        python -m torchshim check [--rtol R] [--atol A] [--timeout S] [--python EXE] {USAGE_TARGET}
+       python -m torchshim doctor SCRIPT
 
   run     run an unmodified PyTorch script (or -m module) on torchshim: `import torch` gives torchshim
   check   run it under the real PyTorch and under torchshim and compare what both print (docs/porting.md)
+  doctor  before running anything: every torch name SCRIPT and its local modules use, marked supported,
+          supported with a documented difference, or missing, with file:line (exit status 1 if one is missing)
 
   --seed N   seed Python's random, NumPy and torch.manual_seed with N before the script starts
              (check seeds with 0 unless given)"""
@@ -44,7 +47,7 @@ def main(argv=None):
         print(USAGE)
         return 0
     if not argv:
-        return _usage_error("a command is required (run or check)")
+        return _usage_error("a command is required (run, check or doctor)")
     command, rest = argv[0], argv[1:]
     if command == "run":
         return run_main(rest)
@@ -52,4 +55,8 @@ def main(argv=None):
         from .check import check_main
 
         return check_main(rest)
-    return _usage_error(f"unknown command {command!r} (choose run or check)")
+    if command == "doctor":
+        from .doctor import doctor_main
+
+        return doctor_main(rest)
+    return _usage_error(f"unknown command {command!r} (choose run, check or doctor)")

@@ -11,3 +11,4 @@ from .function import Function, once_differentiable  # noqa: F401
 from . import function  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from . import anomaly_mode, graph  # noqa: F401
+from . import forward_ad  # noqa: F401

@@ -5,6 +5,7 @@ into leaves' `.grad`) and `torch.autograd.grad` (capture gradients of `inputs`, 
 """
 import heapq
 import numbers
+import threading
 import warnings
 
 import jax.numpy as jnp
@@ -15,7 +16,21 @@ from .._tensor import Tensor, filled, fresh, wrap
 from . import _node as N
 from .grad_mode import is_grad_enabled, set_grad_enabled
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "is_checkpoint_valid"]
+
+
+class _Tasks(threading.local):
+    """Per-thread stack of running backward passes: True for each one that runs the whole graph."""
+    stack = ()
+
+
+_tasks = _Tasks()
+
+
+def is_checkpoint_valid():
+    """False inside a backward pass with `inputs` (autograd.grad, backward(inputs=)): PyTorch's
+    `torch._C._autograd._is_checkpoint_valid`, which reentrant checkpointing checks."""
+    return not _tasks.stack or _tasks.stack[-1]
 
 
 def _shape_str(shape):
@@ -164,7 +179,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     if inputs is not None:
         targets = []
         for t in inputs:
-            e = N.gradient_edge(t)
+            e = (t[0], t[1]) if isinstance(t, tuple) else N.gradient_edge(t)  # graph.GradientEdge
             if e is None:
                 if accumulate:
                     raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -188,6 +203,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     target_nodes = {e[0] for e in targets} if targets is not None else None
     prev = is_grad_enabled()
     set_grad_enabled(create_graph)
+    _tasks.stack = _tasks.stack + (inputs is None,)
     try:
         while ready:
             _, _, node = heapq.heappop(ready)
@@ -248,6 +264,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                     heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
     finally:
         set_grad_enabled(prev)
+        _tasks.stack = _tasks.stack[:-1]
 
     if accumulate:
         return None

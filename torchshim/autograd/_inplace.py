@@ -17,6 +17,8 @@ import numpy as np
 
 from .. import _view as V
 from .._tensor import Tensor, fresh
+from . import _forward
+from ._creation_meta import check_write
 from ._node import record, take_view_history
 from .grad_mode import is_grad_enabled
 
@@ -34,9 +36,13 @@ def _needs_autograd(self, vt):
 def assign(self, value, opname):
     """Write `value` (a Tensor, jax array or number; broadcast and cast to self) into self; returns self."""
     vt = value if isinstance(value, Tensor) else None
+    if _forward.STATE.level is not None:
+        _forward.on_assign(self, value)  # forward AD: the written tensor's tangent follows the value's
     if not is_grad_enabled() or not _needs_autograd(self, vt):
         self._write(vt._value if vt is not None else value)
         return self
+    if self._diff_view:
+        check_write(self)
     base = self._base if self._diff_view else None
     if base is not None and base._requires_grad and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "

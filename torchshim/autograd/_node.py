@@ -177,7 +177,9 @@ def _view_history(t):
     entry = _PENDING.get(key)
     if entry is not None and entry[0]() is t and entry[1] == version:
         return entry[2]
+    from ._creation_meta import check_use
     from ._inplace import read_node
+    check_use(t)
     node = read_node(t)
     _PENDING[key] = (weakref.ref(t, lambda _, k=key: _PENDING.pop(k, None)), version, node)
     return node
@@ -204,7 +206,7 @@ class SavedTensor:
 
     __slots__ = ("storage", "geom", "array", "vc", "version", "dtype", "device", "edge", "is_output",
                  "checked",
-                 "_leaf_ref", "_hooked", "_tref", "_out_nr")
+                 "_leaf_ref", "_hooked", "_tref", "_out_nr", "_mutation_ctx")
 
     def __init__(self, t, is_output=False, checked=True):
         self.storage = t._storage
@@ -221,18 +223,28 @@ class SavedTensor:
         self._hooked = None
         self._tref = weakref.ref(t)
         self._out_nr = 0
+        self._mutation_ctx = _saved_state.mutation  # graph.allow_mutation_on_saved_tensors: keep own array
         hooks = _saved_hooks()
-        if hooks is not None:
+        if hooks is not None and (checked or is_output):  # what PyTorch saves (linear ops save nothing)
             pack, unpack = hooks
             self._hooked = (pack(t), unpack)
 
     def value(self, owner_name, owner, nr):
         """The saved array at backward time; raises PyTorch's error when it was modified in place since."""
+        if self._mutation_ctx is not None:
+            if self._mutation_ctx.closed:
+                raise AssertionError("Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
+                                     "contextin which the graph was originally recorded.")
+            return self.array
         if self.checked and self.vc.value != self.version:
             raise RuntimeError(_modified_msg(self, owner_name, nr))
         if self._hooked is not None:
             packed, unpack = self._hooked
-            return unpack(packed)._value
+            out = unpack(packed)
+            if not hasattr(out, "_value"):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                                f"of type {type(out).__name__}")
+            return out._value
         if not self.checked and not self.is_output:
             # not version-checked: the pre-write input of an in-place op (autograd/_inplace.py _uncheck_saved)
             # or an input of a linear op; its own array, not what was written into the storage since
@@ -282,6 +294,7 @@ class _SavedState(threading.local):
     """Per-thread saved-tensor hooks: a stack of (pack, unpack) and the reason they are disabled, if so."""
     stack = None
     disabled = None
+    mutation = None  # the active allow_mutation_on_saved_tensors context
 
 
 _saved_state = _SavedState()
@@ -500,6 +513,11 @@ def _differentiable_dtype(t):
     return d.is_floating_point or d.is_complex
 
 
+# Callables given the inputs of every recorded node (torch.func's vmap/jvp find the tensors that require grad
+# which the transformed function captures from outside, func/_capture.py).
+record_watchers = []
+
+
 def record(name, inputs, outputs, forward, key, *, saves="inputs", rule=None, slots=None):
     """Attach a node `name` to `outputs` (fresh Tensors already computed from `inputs`) if any input requires
     grad; returns the node, or None.
@@ -519,6 +537,9 @@ def record(name, inputs, outputs, forward, key, *, saves="inputs", rule=None, sl
     mask = tuple(e is not None for e in edge_of)
     if not any(mask):
         return None
+    if record_watchers:  # torch.func transforms over jax tracers collect the tensors they capture
+        for w in record_watchers:
+            w(inputs)
     if slots is None:
         slots = [i for i, t in enumerate(inputs) if _differentiable_dtype(t)]
     edges = [None if i is None else edge_of[i] for i in slots]

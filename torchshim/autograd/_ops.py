@@ -14,6 +14,8 @@ import jax.numpy as jnp
 from .. import _dtype as D
 from .. import _view as V
 from .._tensor import Tensor, fresh
+from ._creation_meta import tag_views
+from . import _forward
 from ._names import default_grad_name
 from ._node import record
 from .grad_mode import _state
@@ -117,7 +119,7 @@ def _differentiable_dtype(t):
     return t._dtype.is_floating_point or t._dtype.is_complex
 
 
-def differentiable(name, fn, *, grad_name=None, saves=None, grad_rule=None):
+def differentiable(name, fn, *, grad_name=None, saves=None, grad_rule=None, view=False):
     """`fn` (an op's front function) recording a tape node when an input requires grad.
 
     grad_name: the node's name (`grad_fn` class name), a string or callable(args, kwargs) -> str; default
@@ -128,14 +130,26 @@ def differentiable(name, fn, *, grad_name=None, saves=None, grad_rule=None):
     grad_rule: an explicit pullback `rule(saved_arrays, cotangents, mask) -> [gradient of each input where
       mask]` replacing the vjp of `fn`; saved_arrays are [result] with saves='output', else the inputs'. An
       op with several outputs saves its inputs and has no rule.
+    view: the op returns views of its first input (they are tagged as PyTorch's CreationMeta,
+      autograd/_creation_meta.py).
     """
     bw_name = default_grad_name(name) if grad_name is None else grad_name
     policy = saves if saves is not None else "output" if grad_rule is not None else "inputs"
     rule = grad_rule
 
     def op(*args, **kwargs):
+        if _fw.level is not None and _forward.has_dual(args, kwargs):  # forward AD: one check otherwise
+            return _forward.op_with_tangents(plain, args, kwargs, lambda picked: _jvp_forward(
+                fn, args, kwargs, picked))
+        return plain(*args, **kwargs)
+
+    def plain(*args, **kwargs):
         if not _state.enabled or not any_requires_grad(args, kwargs):
-            return fn(*args, **kwargs)
+            out = fn(*args, **kwargs)
+            if view and args and isinstance(args[0], Tensor) and (args[0]._diff_view
+                                                                  or args[0]._requires_grad):
+                tag_views(args, out, bw_name(args, kwargs) if callable(bw_name) else bw_name, _state.enabled)
+            return out
         _state.enabled = False
         try:
             out = fn(*args, **kwargs)
@@ -169,12 +183,39 @@ def differentiable(name, fn, *, grad_name=None, saves=None, grad_rule=None):
         if node is not None and tensors and any(o._base is not None for o in outputs):
             for o in outputs:
                 o._grad_version = o._vc.value
+        if view:
+            tag_views(args, out, n, True)
         return out
+    if name in GEOMETRY_OPS:
+        _GEOMETRY_FNS.add(fn)
     op.__name__ = getattr(fn, "__name__", name)
     op.__qualname__ = getattr(fn, "__qualname__", name)
     op.__doc__ = fn.__doc__
     op.__wrapped__ = fn
     return op
+
+
+_fw = _forward.STATE
+
+
+def _jvp_forward(fn, args, kwargs, picked):
+    """(forward(arrays of the tensor inputs) -> arrays of the flat outputs `picked`, cache key or None) for
+    forward-mode AD (autograd/_forward.py)."""
+    tensors = []
+    template = _scan((args, kwargs), tensors)
+    if fn in _GEOMETRY_FNS:
+        metas = tuple((t._dtype, t._storage.device, t._shape, t._stride, t._offset, t._storage.numel)
+                      for t in tensors)
+    else:
+        metas = tuple((t._dtype, t._storage.device) for t in tensors)
+    try:
+        key = ("jvp", fn, _freeze(template), metas, picked)
+    except _Unhashable:
+        key = None
+    return _make_forward(fn, template, metas, picked), key
+
+
+_GEOMETRY_FNS = set()  # the front functions of GEOMETRY_OPS (filled by `differentiable`)
 
 
 # Ops whose result depends on where the input sits in its storage (`as_strided` reads storage positions): the

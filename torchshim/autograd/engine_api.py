@@ -8,7 +8,7 @@ __all__ = ["backward", "grad"]
 def _as_tuple(x):
     if x is None:
         return None
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor) or hasattr(x, "output_nr") and isinstance(x, tuple):  # a graph.GradientEdge
         return (x,)
     return tuple(x)
 

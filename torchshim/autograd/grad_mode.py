@@ -8,6 +8,7 @@ class _GradState(threading.local):
     """Per-thread grad mode. The class attribute is every thread's starting value, so reading `enabled` never
     goes through a missing-attribute lookup (a getattr default costs microseconds on every op)."""
     enabled = True
+    inference = False  # inside an inference_mode(True) block
 
 
 _state = _GradState()
@@ -82,8 +83,23 @@ class set_grad_enabled(_GradModeBase):
         return set_grad_enabled(self._mode)
 
 
+def is_inference_mode_enabled():
+    """`torch.is_inference_mode_enabled()`: whether an `inference_mode(True)` block is active in this thread."""
+    return _state.inference
+
+
 class inference_mode(_GradModeBase):
     """`torch.inference_mode(mode=True)`: like no_grad here (no inference-tensor restrictions)."""
 
     def __init__(self, mode=True):
         self._mode = not mode
+        self._inference = bool(mode)
+
+    def __enter__(self):
+        self._prev_inference = _state.inference
+        _state.inference = self._inference
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _state.inference = self._prev_inference
+        return super().__exit__(*exc)

@@ -1,7 +1,12 @@
-"""`torch.autograd.graph`: `Node`, `saved_tensors_hooks`, `save_on_cpu` (a no-op mover here)."""
-from ._node import Node, _saved_state
+"""`torch.autograd.graph`: `Node`, `saved_tensors_hooks`, `save_on_cpu` (a no-op mover here: tensors are on
+the CPU already), `disable_saved_tensors_hooks`, `allow_mutation_on_saved_tensors`, `increment_version`,
+`GradientEdge` / `get_gradient_edge`."""
+from typing import NamedTuple
 
-__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+from ._node import Node, _saved_state, gradient_edge
+
+__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "allow_mutation_on_saved_tensors", "increment_version", "GradientEdge", "get_gradient_edge"]
 
 
 class saved_tensors_hooks:
@@ -47,9 +52,54 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self):
+        if _saved_state.stack:
+            raise RuntimeError(self.error_message)
         self.prev = getattr(_saved_state, "disabled", None)
         _saved_state.disabled = self.error_message
 
     def __exit__(self, *exc):
         _saved_state.disabled = self.prev
         return False
+
+
+class allow_mutation_on_saved_tensors:
+    """`allow_mutation_on_saved_tensors()`: inside, tensors saved for backward may be modified in place; the
+    backward uses their values at save time (jax arrays are immutable: nothing is cloned). Backward of such a
+    graph outside the context raises PyTorch's AssertionError."""
+
+    closed = False
+
+    def __enter__(self):
+        if _saved_state.mutation is not None:
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        _saved_state.mutation = self
+        return self
+
+    def __exit__(self, *exc):
+        _saved_state.mutation = None
+        self.closed = True
+        return False
+
+
+def increment_version(tensor):
+    """`increment_version(tensor)`: bump the version counter of `tensor` (or of each tensor of an iterable),
+    as an in-place write would."""
+    tensors = tensor if isinstance(tensor, (list, tuple)) else (tensor,)
+    for t in tensors:
+        t._vc.value += 1
+
+
+class GradientEdge(NamedTuple):
+    """`GradientEdge(node, output_nr)`: one input of `node`; usable as `inputs=` of autograd.grad/backward."""
+    node: Node
+    output_nr: int
+
+
+def get_gradient_edge(tensor):
+    """`get_gradient_edge(tensor)`: the edge gradients for `tensor` flow into (its grad_fn and output number,
+    or its AccumulateGrad)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    e = gradient_edge(tensor)
+    return GradientEdge(e[0], e[1])

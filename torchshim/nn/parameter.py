@@ -12,6 +12,7 @@ the 0-element placeholder fail with their own shape errors).
 from collections import OrderedDict
 
 from .._tensor import Tensor
+from ..ops._subclass import disabled_torch_function_impl as _disabled_torch_function_impl
 
 __all__ = ["Parameter", "UninitializedParameter", "is_lazy", "Buffer", "UninitializedBuffer",
            "UninitializedTensorMixin"]
@@ -55,6 +56,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
 
     # repr: 'Parameter containing:\ntensor([0., 0.], requires_grad=True)'
     _repr_prefix = "Parameter containing:\n"
+    __torch_function__ = _disabled_torch_function_impl  # as PyTorch's: results are plain Tensors
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -153,6 +155,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     as an attribute. As in PyTorch, the result is a plain detached Tensor with `persistent` and `_is_buffer`
     attributes (`type(Buffer(t)) is Tensor`, `isinstance(Buffer(t), Buffer)` is True)."""
 
+    __torch_function__ = _disabled_torch_function_impl
+
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
             data = _empty()
@@ -167,6 +171,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     whose shape is not known yet; `materialize(shape)` makes it a Tensor."""
 
     cls_to_become = Tensor
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
         ret = _make_subclass(cls, _empty(device=device, dtype=dtype), requires_grad)

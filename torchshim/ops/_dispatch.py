@@ -16,6 +16,7 @@ from .. import _device as Dev
 from .. import _dtype as D
 from .._promotion import _wrapped_dtype, result_type_of
 from .._tensor import Tensor, fresh  # noqa: F401  (fresh: re-exported for the op modules)
+from ..autograd._forward import STATE as _fw, convert_tangent
 from ..autograd._node import record
 from ..autograd.grad_mode import is_grad_enabled
 
@@ -217,6 +218,8 @@ def convert(t, dtype, device):
     if device is not t._storage.device:
         arr = jax.device_put(arr, Dev.to_jax(device))
     out = fresh(arr, dtype, device)  # jax arrays are immutable: sharing one between two storages is safe
+    if _fw.level is not None:  # forward AD: the tangent converted the same way
+        convert_tangent(t, out, _to_forward(dtype))
     if t._requires_grad and (dtype.is_floating_point or dtype.is_complex):
         if is_grad_enabled():
             record("ToCopyBackward0", [t], [out], _to_forward(dtype), ("to", dtype), saves="none")

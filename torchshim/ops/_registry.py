@@ -28,6 +28,8 @@ from .._tensor import Tensor, check_inplace_result
 from ..autograd import _tensor_api  # noqa: F401  (registers Tensor.backward, grad_fn, ...)
 from ..autograd._ops import any_requires_grad, differentiable
 from ..autograd.grad_mode import is_grad_enabled
+from ._autocast import wrap as autocast_wrap
+from ._override import overridable
 
 __all__ = ["register", "OPS", "install", "installed", "records_node"]
 
@@ -173,6 +175,36 @@ def records_node(op):
     return not (inplace_op or op.kind in _PLAIN_KINDS and op.name != "complex")
 
 
+# PyTorch's argument parser takes NumPy's keyword names for these parameters (python_arg_parser's numpy
+# compatibility names), in every native function and method: `x.sum(axis=0, keepdims=True)`
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+
+
+def numpy_keywords(fn, name):
+    """`fn` also taking PyTorch's NumPy-style keyword aliases (`axis=` for `dim=`, `keepdims=` for `keepdim=`,
+    `x`/`a`/`x1` for `input=`, `x2` for `other=`) where its signature has the PyTorch name; giving both
+    spellings raises PyTorch's TypeError. Functions without such a parameter are returned as they are."""
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    mapping = {a: c for a, c in _NUMPY_NAMES.items() if c in params and a not in params}
+    if not mapping:
+        return fn
+    keys = frozenset(mapping)
+
+    @functools.wraps(fn)
+    def f(*args, **kwargs):
+        if kwargs and not keys.isdisjoint(kwargs):
+            for alias in keys.intersection(kwargs):
+                if mapping[alias] in kwargs:
+                    raise TypeError(f"{name}() got an unexpected keyword argument '{alias}'")
+                kwargs[mapping[alias]] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+    return f
+
+
 def installed(name):
     """The public function `torchshim.<name>` as `install()` built it (autograd recording, `out=`): what an op
     calls when it needs another op with its history, e.g. a Tensor method whose argument order differs."""
@@ -182,12 +214,23 @@ def installed(name):
 def install(namespace):
     """Attach every registered op to the module namespace `namespace` and to Tensor, then every method of
     `_methods.METHODS` to Tensor."""
+    from ._subclass import wrap_methods
+    wrap_methods(METHODS, Tensor)  # methods outside the table go through __torch_function__ too
     for name, value in METHODS.items():
         setattr(Tensor, name, value)
     for op in OPS.values():
-        fn = differentiable(op.name, op.fn, grad_name=op.grad_name, saves=op.saves, grad_rule=op.grad_rule) \
-            if records_node(op) else op.fn
+        fn = differentiable(op.name, op.fn, grad_name=op.grad_name, saves=op.saves, grad_rule=op.grad_rule,
+                            view=op.kind == "view") if records_node(op) else op.fn
         public = with_out(fn, op.name) if op.out else fn
+        functional = public
+        public, fn = numpy_keywords(public, op.name), numpy_keywords(fn, op.name)
+        # the `__torch_function__` hook (ops/_override.py, for torch.fx's Proxy): function and method distinct
+        same = functional is public
+        public, method = overridable(public), overridable(fn)
+        functional = public if same else overridable(functional)
+        method.__torchshim_method__ = op.name
+        # autocast's casts (ops/_autocast.py; identity for ops on no autocast list): functions, methods
+        public, method, functional = (autocast_wrap(op.name, f) for f in (public, method, functional))
         ip = None
         if op.inplace:
             ip = op.inplace if callable(op.inplace) and op.inplace is not True else make_inplace(fn, op.name)
@@ -196,9 +239,9 @@ def install(namespace):
             if op.function:
                 namespace[n] = public
             if op.functional:
-                FUNCTIONAL[n] = public
+                FUNCTIONAL[n] = functional
             if op.method:
-                setattr(Tensor, n, fn)
+                setattr(Tensor, n, method)
             if ip is not None:
                 if op.method or not op.inplace_function:
                     setattr(Tensor, n + "_", ip)
@@ -211,6 +254,6 @@ def install(namespace):
             if o.startswith("__i"):
                 setattr(Tensor, o, _ioperator(ip))
             elif o.startswith("__r") and o not in ("__rshift__",):
-                setattr(Tensor, o, _reflected(fn))
+                setattr(Tensor, o, _reflected(method))
             else:
-                setattr(Tensor, o, fn)
+                setattr(Tensor, o, method)

@@ -686,11 +686,13 @@ def _where_method(self, condition, other):
 add_tensor_method("where", _where_method)  # the method's argument order differs from the function's
 
 
-@register("nonzero", kind="indexing")
+@register("nonzero", kind="indexing", method=False)
 def nonzero(input, *, as_tuple=False, out=None):
     """`torch.nonzero(input, *, out=None, as_tuple=False)`: (n, ndim) int64 coordinates of the nonzero entries
     (NaN counts as nonzero), or a tuple of 1-D coordinate tensors. The shape depends on the values: computed
     eagerly on the host, an error under jax tracing. out= must be int64 (PyTorch's rule)."""
+    if as_tuple and out is not None:
+        raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
     a = _host(input._value)
     if a is None:
         raise RuntimeError("torch.nonzero: the output shape depends on the input's values, so it cannot run "
@@ -707,6 +709,23 @@ def nonzero(input, *, as_tuple=False, out=None):
         raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar type"
                            f"{short_name(out._dtype)}")
     return res if out is None else write_out(out, res)
+
+
+def _nonzero_method(self, *, as_tuple=False, **kwargs):
+    """`Tensor.nonzero(*, as_tuple=False)`: see `torch.nonzero` (the method takes no `out=`, as PyTorch's)."""
+    if "out" in kwargs:
+        if "as_tuple" in kwargs or as_tuple is not False:
+            raise TypeError("nonzero() received an invalid combination of arguments - got (out=Tensor, "
+                            "as_tuple=bool, ), but expected one of:\n * ()\n * (*, bool as_tuple)\n"
+                            "      didn't match because some of the keywords were incorrect: out\n")
+        raise TypeError('nonzero() missing 1 required positional arguments: "as_tuple"')
+    if kwargs:
+        raise TypeError(f"nonzero() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return nonzero(self, as_tuple=as_tuple)
+
+
+_nonzero_method.__name__ = _nonzero_method.__qualname__ = "nonzero"
+add_tensor_method("nonzero", _nonzero_method)
 
 
 @register("argwhere", kind="indexing")

@@ -24,6 +24,8 @@ from .._methods import add_tensor_method
 from .._promotion import short_name
 from .._tensor import Tensor, fresh
 from .._warnings import warn_once
+from ..autograd._creation_meta import tag_views
+from ..autograd._forward import STATE as _fw, attach_tangents
 from ..autograd._node import record, run_forward
 from ..autograd.grad_mode import is_grad_enabled
 from ._registry import register
@@ -68,7 +70,7 @@ def _bad_index_msg(obj):
 
 
 def _is_sequence(v):
-    return isinstance(v, (list, tuple, str, np.ndarray))
+    return isinstance(v, (list, tuple, range, str, np.ndarray))
 
 
 def _normalise(index):
@@ -109,6 +111,8 @@ def _convert_item(item):
         raise TypeError("new(): invalid data type 'str'")
     if isinstance(item, (list, tuple, np.ndarray)):
         return _as_index_tensor(item)
+    if isinstance(item, range):  # a Python sequence, as PyTorch reads it: an int64 index tensor
+        return _as_index_tensor(list(item))
     if isinstance(item, np.integer):
         return int(item)
     return item
@@ -460,11 +464,13 @@ def setitem(self, index, value):
     if index is True:
         index = None  # a bare True is a basic unsqueeze in PyTorch's set_item
     view, raw = _parse_raw(self, index)
+    if view is not self and self._diff_view and "_cmeta" in self.__dict__:  # PyTorch names the inner view
+        tag_views((self,), view, _getitem_name((self, index), {}), is_grad_enabled())
     if not raw:
         v = val if is_scalar else _cast(val, self._dtype)
         v = _strip_leading_ones(v, view.ndim)
         _check_expand(tuple(v.shape), view._shape, self._dtype)
-        if not is_scalar and val._requires_grad:  # keep the value's history (autograd's CopySlices)
+        if not is_scalar and (val._requires_grad or _fw.level is not None):  # keep its history / tangent
             v = val if tuple(v.shape) == val._shape else val.reshape(tuple(v.shape))
         view._assign_from(v, "copy_")
         return
@@ -496,7 +502,8 @@ def setitem(self, index, value):
     if overlapping:
         _index_put_overlapping(view, arrays, dims, sizes, v, target)
         return
-    if _needs_grad(view, val, is_scalar):
+    fw = _fw.level is not None  # forward AD: the written tangent follows the same index-put
+    if fw or _needs_grad(view, val, is_scalar):
         vt = fresh(jnp.asarray(v), self._dtype, self._storage.device) if is_scalar else (
             val if tuple(v.shape) == val._shape else val.reshape(tuple(v.shape)))
         idx = [fresh(jnp.asarray(a), D.from_numpy_dtype(jnp.asarray(a).dtype),
@@ -504,7 +511,10 @@ def setitem(self, index, value):
         fwd = _index_put_forward(dims, sizes, nd, tuple(v.shape), target)
         key = ("index_put", dims, sizes, nd, tuple(v.shape), target)
         new, = run_forward(fwd, key, [view, vt] + idx, [(view._shape, view._dtype, view._storage.device)])
-        record("IndexPutBackward0", [view, vt] + idx, [new], fwd, key, saves="none")
+        if _needs_grad(view, val, is_scalar):
+            record("IndexPutBackward0", [view, vt] + idx, [new], fwd, key, saves="none")
+        if fw:
+            attach_tangents(fwd, key, [view, vt] + idx, [new])
         view._assign_from(new, "index_put_")
         return
     view._write(put_kernel(view._value, arrays, v, dims=dims, sizes=sizes, ndim=nd, vshape=tuple(v.shape),

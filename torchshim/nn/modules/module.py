@@ -308,8 +308,8 @@ class Module:
 
     def compile(self, *args, **kwargs):
         """`compile(...)`: route `__call__` through `torchshim.compile(self._call_impl, ...)`."""
-        from ... import _api as torchshim
-        self._compiled_call_impl = torchshim.compile(self._call_impl, *args, **kwargs)
+        from ...compiler import compile as _compile
+        self._compiled_call_impl = _compile(self._call_impl, *args, **kwargs)
 
     # ----- pickling / attributes -----------------------------------------------------------------------
     def __getstate__(self):

@@ -8,6 +8,11 @@ at each new epoch; shutdown sends None to every worker, joins them and terminate
 Differences from PyTorch:
 - start method 'spawn' unless `multiprocessing_context` says otherwise (see dataloader.py); the dataset,
   collate_fn and worker_init_fn are pickled once, here, so an unpicklable one fails before any worker starts.
+  With the default context they are pickled by value with cloudpickle and the workers do not re-run the main
+  script, as forked ones (PyTorch on Linux) do not: lambdas, classes defined in functions and scripts without
+  a `__main__` guard work (_spawn.py).
+- every worker start is bounded (_spawn.START_TIMEOUT): a worker that dies or hangs while starting raises
+  PyTorch's "DataLoader worker (pid(s) X) exited unexpectedly" instead of blocking the main process.
 - no SIGCHLD handler: while waiting for data the main process checks every `_POLL_INTERVAL` seconds whether a
   worker has died, and raises PyTorch's RuntimeError ("DataLoader worker (pid(s) X) exited unexpectedly",
   caused by "... is killed by signal: ..." or "... exited unexpectedly with exit code N ...").
@@ -24,7 +29,7 @@ import signal
 import time
 import warnings
 
-from . import _utils
+from . import _spawn, _utils
 from ._iterators import _BaseDataLoaderIter
 from ._utils.worker import _IterableDatasetStopIteration, _ResumeIteration, _worker_loop, _WorkerStarted
 from .dataloader import DEFAULT_START_METHOD, _DatasetKind
@@ -37,12 +42,17 @@ _POLL_INTERVAL = 0.1
 _PICKLE_ERROR_WARNING = (
     "Got pickle error when attempting to start a worker Process. This might be because the worker Process "
     "arguments are not picklable. torchshim starts workers with the 'spawn' method by default, which "
-    "requires the dataset, collate_fn and worker_init_fn to be picklable (define them at module level).")
+    "requires the dataset, collate_fn and worker_init_fn to be picklable (by cloudpickle, by value, with the "
+    "default multiprocessing_context; by the standard pickle, so defined at module level, with an explicit "
+    "'spawn' or 'forkserver' one).")
 
 
 def _failure_cause(worker):
     """The exception PyTorch's SIGCHLD handler raises for a dead worker, or None for a clean exit."""
-    code = worker.exitcode
+    return _exit_cause(worker.pid, worker.exitcode)
+
+
+def _exit_cause(pid, code):
     if code is None or code == 0:
         return None
     if code < 0:
@@ -50,14 +60,31 @@ def _failure_cause(worker):
             name = signal.strsignal(-code)
         except ValueError:
             name = f"Unknown signal {-code}"
-        msg = f"DataLoader worker (pid {worker.pid}) is killed by signal: {name}. "
+        msg = f"DataLoader worker (pid {pid}) is killed by signal: {name}. "
         if -code == signal.SIGBUS:
             msg += ("It is possible that dataloader's workers are out of shared memory. Please try to raise "
                     "your shared memory limit.")
         return RuntimeError(msg)
-    return RuntimeError(f"DataLoader worker (pid {worker.pid}) exited unexpectedly with exit code {code}. "
+    return RuntimeError(f"DataLoader worker (pid {pid}) exited unexpectedly with exit code {code}. "
                         "Details are lost due to multiprocessing. Rerunning with num_workers=0 may give "
                         "better error trace.")
+
+
+def _start_cause(error):
+    """The cause of the RuntimeError for a worker that failed while starting (_spawn.WorkerStartError)."""
+    if error.timed_out:
+        return RuntimeError(
+            f"DataLoader worker (pid {error.pid}) did not read its start-up data within "
+            f"{_spawn.START_TIMEOUT:g} seconds and was killed (set TORCHSHIM_WORKER_START_TIMEOUT to allow "
+            "longer).")
+    if error.exitcode is None or error.exitcode < 0:
+        return _exit_cause(error.pid, error.exitcode) or RuntimeError(
+            f"DataLoader worker (pid {error.pid}) exited unexpectedly while starting.")
+    return RuntimeError(
+        f"DataLoader worker (pid {error.pid}) exited unexpectedly while starting, with exit code "
+        f"{error.exitcode} (its traceback, if any, is on stderr). A worker started with "
+        "multiprocessing_context='spawn' re-runs the main script: put the code that iterates the DataLoader "
+        "under `if __name__ == '__main__':`, or leave multiprocessing_context unset.")
 
 
 @contextlib.contextmanager
@@ -87,6 +114,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         if self._prefetch_factor <= 0:
             raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
         ctx = loader.multiprocessing_context
+        # the default context: objects by value, no main re-run (like PyTorch's fork); explicit: as PyTorch's
+        cloudpickle = _spawn.cloudpickle_or_none() if ctx is None else None
         if ctx is None:
             ctx = python_multiprocessing.get_context(DEFAULT_START_METHOD)
         self._worker_init_fn = loader.worker_init_fn
@@ -95,18 +124,30 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             payload = objects  # inherited by the child, as in PyTorch (lambdas work)
         else:
             try:
-                payload = bytes(python_multiprocessing.reduction.ForkingPickler.dumps(objects))
+                if cloudpickle is not None:
+                    payload = _spawn.dumps_by_value(objects, cloudpickle)
+                else:
+                    payload = bytes(python_multiprocessing.reduction.ForkingPickler.dumps(objects))
             except (TypeError, AttributeError, pickle.PicklingError):
                 warnings.warn(_PICKLE_ERROR_WARNING, stacklevel=3)
                 raise
+        self._process_class = _spawn.process_class(ctx, run_main=cloudpickle is None)
 
         self._worker_result_queue = ctx.Queue()
         self._workers_done_event = ctx.Event()
         self._index_queues = []
         self._started = set()  # ids of the workers that have reported _WorkerStarted
         self._shutdown = False
-        with _cpu_only_environment():
-            self._start_workers(ctx, payload)
+        try:
+            with _cpu_only_environment():
+                self._start_workers(ctx, payload)
+        except _spawn.WorkerStartError as e:
+            self._shutdown_workers()
+            raise RuntimeError(f"DataLoader worker (pid(s) {e.pid}) exited unexpectedly") from _start_cause(e)
+        except BaseException:
+            self._shutdown_workers()
+            raise
+        self._start_deadline = time.monotonic() + _spawn.START_TIMEOUT
         self._data_queue = self._worker_result_queue
         self._reset(loader, first_iter=True)
 
@@ -114,7 +155,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for i in range(self._num_workers):
             index_queue = ctx.Queue()
             index_queue.cancel_join_thread()
-            w = ctx.Process(target=_worker_loop, args=(
+            w = self._process_class(target=_worker_loop, args=(
                 self._dataset_kind, payload, index_queue, self._worker_result_queue, self._workers_done_event,
                 self._auto_collation, self._drop_last, self._base_seed, i, self._num_workers,
                 self._persistent_workers, self._shared_seed))
@@ -122,6 +163,22 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             w.start()
             self._index_queues.append(index_queue)
             self._workers.append(w)
+
+    def _check_started_in_time(self):
+        """RuntimeError (PyTorch's dead-worker message) when a worker has not reported its start within
+        START_TIMEOUT seconds of being started; such workers are terminated first."""
+        if len(self._started) == self._num_workers or time.monotonic() < self._start_deadline:
+            return
+        late = [(i, w) for i, w in enumerate(self._workers) if i not in self._started]
+        for i, w in late:
+            self._mark_worker_as_unavailable(i)
+            w.kill()
+            w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
+        pids = ", ".join(str(w.pid) for _, w in late)
+        raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from RuntimeError(
+            f"DataLoader worker (pid(s) {pids}) did not start within {_spawn.START_TIMEOUT:g} seconds and "
+            "was killed (torchshim spawns its workers: each starts a Python interpreter and imports "
+            "torchshim; set TORCHSHIM_WORKER_START_TIMEOUT to allow longer).")
 
     def _reset(self, loader, first_iter=False):
         super()._reset(loader, first_iter)
@@ -173,8 +230,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if not success:
                     raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
             else:  # no timeout, or workers still starting (their start-up is not part of the timeout)
-                success, data = self._try_get_data()
+                success, data = self._try_get_data(min(_utils.MP_STATUS_CHECK_INTERVAL, _spawn.START_TIMEOUT))
                 if not success:
+                    self._check_started_in_time()
                     continue
             if isinstance(data[0], _WorkerStarted):
                 self._started.add(data[0].worker_id)

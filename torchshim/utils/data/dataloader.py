@@ -4,9 +4,11 @@ length) and `_DatasetKind`. The iterators live in `_iterators.py` (single proces
 
 Differences from PyTorch (docs/data.md):
 - workers start with multiprocessing's 'spawn' method by default, not 'fork' (jax is not fork-safe once its
-  runtime is running), so the dataset, collate_fn and worker_init_fn must be picklable (module-level
-  classes and functions, no lambdas) and each worker pays an interpreter start and `import torchshim`.
-  `multiprocessing_context='forkserver'` works too; 'fork' is accepted but unsafe after jax has started.
+  runtime is running), and each worker pays an interpreter start and `import torchshim`. Like a fork, the
+  default context sends the dataset, collate_fn and worker_init_fn by value (cloudpickle: lambdas and local
+  classes work) and does not re-run the main script (no `__main__` guard needed); an explicit 'spawn' or
+  'forkserver' context behaves as PyTorch's (standard pickle, main re-run). 'fork' is accepted but unsafe
+  after jax has started. Worker start-up is bounded (_spawn.py).
 - `pin_memory=True` is accepted and does nothing (jax manages host/device transfers); it warns like PyTorch
   when no accelerator is present. DataPipes are not supported."""
 import multiprocessing as python_multiprocessing

@@ -1,0 +1,90 @@
+"""`torch.compile` in torchshim: arguments validated as PyTorch validates them, then the function or module
+runs eagerly (through torchshim's ops, each a jitted XLA kernel). Whole-graph compilation is the issue
+"torch.compile/jit". A module comes back as an `OptimizedModule` (PyTorch's wrapper: `_orig_mod`, state_dict
+keys prefixed `_orig_mod.`); a function as a wrapper (functools.wraps) calling it."""
+import functools
+
+from ..nn.modules.module import Module
+
+__all__ = ["compile", "OptimizedModule", "InvalidBackend", "list_backends", "BACKENDS"]
+
+# torch._dynamo.list_backends(exclude_tags=()) in PyTorch 2.13's CPU build; the first four are what
+# list_backends() shows (the others are tagged debug/experimental)
+BACKENDS = ("cudagraphs", "inductor", "openxla", "tvm")
+_HIDDEN = ("aot_eager", "aot_eager_decomp_partition", "aot_eager_decomp_partition_crossref",
+           "aot_eager_decomp_partition_with_mode", "aot_eager_default_partitioner", "aot_ts",
+           "dynamo_accuracy_minifier_backend", "dynamo_minifier_backend", "eager", "eager_debug",
+           "eager_noexcept", "invoke_subgraph", "openxla_eval", "pre_dispatch_eager", "ts")
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+
+
+class InvalidBackend(RuntimeError):
+    """`torch._dynamo.exc.InvalidBackend` (a RuntimeError)."""
+
+    def __init__(self, name):
+        super().__init__(f"Invalid backend: {name!r}, see `torch._dynamo.list_backends()` for available "
+                         "backends.")
+
+
+def list_backends(exclude_tags=("debug", "experimental")):
+    """`torch.compiler.list_backends(exclude_tags=('debug', 'experimental'))`: the backend names PyTorch
+    2.13 registers (all accepted by torchshim's compile, which runs eagerly whichever is named)."""
+    return sorted(BACKENDS if exclude_tags else BACKENDS + _HIDDEN)
+
+
+class OptimizedModule(Module):
+    """`torch._dynamo.eval_frame.OptimizedModule`: wraps the original module (`_orig_mod`), forwards calls
+    and attribute reads to it."""
+
+    def __init__(self, mod, fn=None):
+        super().__init__()
+        self._orig_mod = mod
+        self.dynamo_ctx = None
+        self.forward = mod.__call__ if fn is None else fn
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name == "_orig_mod":
+            return self._modules["_orig_mod"]
+        return getattr(self._orig_mod, name)
+
+    def __repr__(self):
+        return "OptimizedModule(" + repr(self._orig_mod)[len(type(self._orig_mod).__name__) + 1:]
+
+
+def _check_backend(backend):
+    if backend is None or callable(backend):
+        return
+    if not isinstance(backend, str) or backend not in BACKENDS + _HIDDEN:
+        raise InvalidBackend(backend)
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            name=None, disable=False, recompile_limit=None, isolate_recompiles=False, shapes_spec=None):
+    """`torch.compile(model=None, *, fullgraph=False, dynamic=None, backend='inductor', mode=None,
+    options=None, disable=False, ...)`: validated as PyTorch does (unknown backend -> InvalidBackend, unknown
+    mode -> RuntimeError, mode and options together -> RuntimeError, a non-callable -> AssertionError);
+    returns the model running eagerly (see the module docstring). `model=None` returns a decorator."""
+    if model is None:
+        def fn(model):
+            if model is None:
+                raise RuntimeError("Model can't be None")
+            return compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                           options=options, disable=disable)
+        return fn
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same "
+                           "time.")
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: " + ", ".join(_MODES))
+    _check_backend(backend)
+    if isinstance(model, Module):
+        return OptimizedModule(model)
+    assert callable(model), f"A callable function is expected, but {type(model)} is provided."
+
+    @functools.wraps(model)
+    def compiled(*args, **kwargs):
+        return model(*args, **kwargs)
+    return compiled

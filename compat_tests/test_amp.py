@@ -102,7 +102,8 @@ def test_autocast_context(kwargs):
         if "dtype" in kw:
             kw["dtype"] = getattr(T, kw["dtype"])
         a = T.autocast(**kw)
-        with a:
+        with a as entered:
+            assert entered is a
             inside = (T.is_autocast_enabled("cpu"), T.get_autocast_dtype("cpu"),
                       T.is_autocast_enabled("cuda"),
                       T.is_autocast_cache_enabled(), a.fast_dtype, a.device, a._enabled)

@@ -43,6 +43,7 @@ def test_hessian(name):
     check(lambda T, x: T.func.hessian(SCALAR[name](T))(x), [X], atol=1e-4, rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_matrix_functions():
     lin = lambda T, w: (lambda x: T.nn.functional.linear(x, w).tanh())  # noqa: E731
     check(lambda T, x, w: T.func.jacrev(lin(T, w))(x), [Arg((4, 3)), M], atol=1e-5, rtol=1e-5)

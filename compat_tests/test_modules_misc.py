@@ -484,7 +484,7 @@ def test_hub_download_without_network_fails_fast(hub_env, monkeypatch):
     assert not os.path.exists(hub_env / "x.bin")
 
 
-# ---- a script that only mentions these modules, under `python -m torchshim run` -------------------------------
+# ---- a script that only mentions these modules, under `python -m torchshim run` ----------------------------
 SCRIPT = '''import torch
 import torch.backends.cudnn as cudnn
 import torch.distributed as dist

@@ -246,12 +246,12 @@ def test_spawn_start_method_warning():
         assert q.get() == (0, 5)
 
 
-def _run(args, timeout=600):
+def _run(args, timeout=600, cwd=os.path.join(HERE, "scripts")):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (PKG_PARENT, env.get("PYTHONPATH")) if p)
     env["OMP_NUM_THREADS"] = "1"
-    return subprocess.run([sys.executable, *args], cwd=os.path.join(HERE, "scripts"), env=env,
-                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
 
 
 def _shape_of_hogwild_output(out):
@@ -279,3 +279,37 @@ def test_mnist_hogwild_script_runs_to_the_end():
     assert "shared: True" in got.stdout and "exit codes: [0, 0]" in got.stdout
     assert re.search(r"Test set: Average loss: \d+\.\d{4}, Accuracy: \d+/32 \(\d+%\)", got.stdout)
     assert _shape_of_hogwild_output(got.stdout) == _shape_of_hogwild_output(ref.stdout)
+
+
+SPAWN_UNGUARDED = """\
+import torch
+import torch.multiprocessing as mp
+
+
+def fn(i, t):
+    pass
+
+
+images = torch.zeros(256, 28, 28)  # ~800 KB of arguments
+try:
+    mp.spawn(fn, args=(images,), nprocs=2)
+except mp.ProcessExitedException as e:
+    print(type(e).__name__, e, e.error_index, e.exit_code)
+"""
+
+
+@slow
+def test_spawn_in_unguarded_script_reports_the_dead_child(tmp_path):
+    """spawn() in a script without a __main__ guard: the child dies re-running the script (multiprocessing's
+    bootstrapping error) and the parent raises PyTorch's ProcessExitedException (torchshim's large arguments
+    go through the start-up pipe, which multiprocessing alone would block on for good)."""
+    (tmp_path / "script.py").write_text(SPAWN_UNGUARDED)
+    ref = _run(["script.py"], cwd=tmp_path)
+    got = _run(["-m", "torchshim", "run", "script.py"], cwd=tmp_path)
+    assert ref.returncode == got.returncode == 0, got.stderr
+    # which of the two dead children is reported first is a race in PyTorch (torchshim: the first, at start)
+    def no_index(out):
+        return re.sub(r"process \d (terminated with exit code 1) \d ", r"process I \1 I ", out)
+    assert no_index(got.stdout) == no_index(ref.stdout) == \
+        "ProcessExitedException process I terminated with exit code 1 I 1\n"
+    assert "bootstrapping phase" in got.stderr

@@ -1,6 +1,6 @@
-"""The nn names added for issue 10, each against real torch: AdaptiveLogSoftmaxWithLoss, F.linear_cross_entropy
-and LinearCrossEntropyOptions, torch.nn.grad, nn.attention (SDPBackend, sdpa_kernel), nn.factory_kwargs,
-nn.common_types, nn.utils.convert_conv2d/3d_weight_memory_format, and F's helper names."""
+"""The nn names added for issue 10, each against real torch: AdaptiveLogSoftmaxWithLoss,
+F.linear_cross_entropy and LinearCrossEntropyOptions, torch.nn.grad, nn.attention (SDPBackend, sdpa_kernel),
+nn.factory_kwargs, nn.common_types, nn.utils.convert_conv2d/3d_weight_memory_format, and F's helper names."""
 import warnings
 
 import numpy as np
@@ -78,7 +78,8 @@ LCE = {
     "plain": ((4, 5), (3, 5), None, lambda g: g.integers(0, 3, 4), {}),
     "unbatched": ((5,), (3, 5), None, lambda g: np.int64(2), {}),
     "bias-weight-smooth": ((4, 5), (3, 5), (3,), lambda g: g.integers(0, 3, 4),
-                           dict(reduction="sum", ignore_index=1, label_smoothing=0.1, weight=[1.0, 0.5, 2.0])),
+                           dict(reduction="sum", ignore_index=1, label_smoothing=0.1,
+                                weight=[1.0, 0.5, 2.0])),
     "k-dim": ((4, 5), (3, 2, 5), (3, 2), lambda g: g.integers(0, 3, (4, 2)), dict(reduction="none")),
     "probabilities": ((4, 5), (3, 5), None, lambda g: g.dirichlet(np.ones(3), 4).astype(np.float32), {}),
 }
@@ -191,11 +192,13 @@ def test_sdpa_kernel_sets_and_restores_flags(names):
 
 
 def test_attention_names_match_torch():
-    for name in ("MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "OVERRIDEABLE", "ERROR"):
+    for name in ("MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "OVERRIDEABLE",
+                 "ERROR"):
         a, b = getattr(torch.nn.attention.SDPBackend, name), getattr(torchshim.nn.attention.SDPBackend, name)
         assert (int(a), str(a), repr(a)) == (int(b), str(b), repr(b))
     assert torchshim.nn.attention.WARN_FOR_UNFUSED_KERNELS == torch.nn.attention.WARN_FOR_UNFUSED_KERNELS
-    assert torchshim.nn.attention.list_flash_attention_impls() == torch.nn.attention.list_flash_attention_impls()
+    impls = torch.nn.attention.list_flash_attention_impls()
+    assert torchshim.nn.attention.list_flash_attention_impls() == impls
     assert torchshim.nn.attention.current_flash_attention_impl() is None
     for arg in ("math", "XX", "FA4"):
         ref = _err(lambda arg=arg: torch.nn.attention.sdpa_kernel(arg).__enter__() if arg == "math"
@@ -231,7 +234,8 @@ def test_convert_conv_weight_memory_format(dim, fmt):
     for T in LIBS:
         conv = getattr(T.nn, f"Conv{dim}d")
         convt = getattr(T.nn, f"ConvTranspose{dim}d")
-        model = T.nn.Sequential(conv(3, 4, 3), T.nn.ReLU(), T.nn.Sequential(convt(4, 2, 3)), T.nn.Linear(2, 2))
+        model = T.nn.Sequential(conv(3, 4, 3), T.nn.ReLU(), T.nn.Sequential(convt(4, 2, 3)),
+                                T.nn.Linear(2, 2))
         before = model[0].weight.detach().numpy().copy()
         out = getattr(T.nn.utils, f"convert_conv{dim}d_weight_memory_format")(model, getattr(T, fmt))
         assert out is model
@@ -291,3 +295,126 @@ def test_native_channel_shuffle():
                   _err(lambda T=T: T.nn.functional.native_channel_shuffle(T.ones(2, 4), 2)))
     _close(res[torch][0].detach(), res[torchshim][0].detach(), 0)
     assert res[torch][1:] == res[torchshim][1:]
+
+
+# ---- F.grouped_mm and the scaled-matmul enums -------------------------------------------------------------
+GROUPED = {  # (mat_a shape, mat_b shape, offs, the output slices PyTorch defines)
+    "3d-3d": ((2, 8, 16), (2, 16, 8), None, (slice(None),)),
+    "2d-3d": ((12, 16), (3, 16, 8), [4, 8, 12], (slice(None),)),
+    "2d-3d-tail": ((8, 16), (3, 16, 8), [2, 4, 6], (slice(0, 6),)),
+    "3d-2d": ((3, 8, 16), (16, 48), [16, 32, 48], (slice(None),)),
+    "2d-2d": ((8, 48), (48, 8), [16, 32, 48], (slice(None),)),
+}
+
+
+@pytest.mark.parametrize("name", list(GROUPED))
+def test_grouped_mm_matches_torch(name):
+    a_shape, b_shape, offs, keep = GROUPED[name]
+    g = np.random.default_rng(5)
+    a, b = g.standard_normal(a_shape).astype(np.float32), g.standard_normal(b_shape).astype(np.float32)
+    res = {}
+    for T in LIBS:
+        kw = {} if offs is None else {"offs": T.tensor(offs, dtype=T.int32)}
+        res[T] = T.nn.functional.grouped_mm(T.tensor(a), T.tensor(b), **kw)
+    assert res[torch].shape == res[torchshim].shape and res[torch].dtype == torch.float32
+    _close(res[torch][keep], res[torchshim][keep], 1e-4)
+
+
+def test_grouped_mm_gradient_is_the_reference_gradient():
+    # PyTorch's CPU backward of grouped_mm fails; the gradient must be the one of the per-group products
+    g = np.random.default_rng(6)
+    a, b = g.standard_normal((8, 16)).astype(np.float32), g.standard_normal((3, 16, 8)).astype(np.float32)
+    T = torchshim
+    ta, tb = T.tensor(a, requires_grad=True), T.tensor(b, requires_grad=True)
+    T.nn.functional.grouped_mm(ta, tb, offs=T.tensor([2, 5, 8], dtype=T.int32)).pow(2).sum().backward()
+    ra, rb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    torch.cat([ra[0:2] @ rb[0], ra[2:5] @ rb[1], ra[5:8] @ rb[2]]).pow(2).sum().backward()
+    _close(ra.grad, ta.grad, 1e-4)
+    _close(rb.grad, tb.grad, 1e-4)
+
+
+@pytest.mark.parametrize("case", ["no-offs", "offs-3d", "int64-offs", "contraction", "2d-2d-bad-batch",
+                                  "bias", "out-dtype", "double", "4d", "offs-2d", "mixed-dtype"])
+def test_grouped_mm_errors_match_torch(case):
+    def call(T):
+        f = T.nn.functional.grouped_mm
+        i32 = dict(dtype=T.int32)
+        return {
+            "no-offs": lambda: f(T.ones(12, 16), T.ones(3, 16, 8)),
+            "offs-3d": lambda: f(T.ones(2, 8, 16), T.ones(2, 16, 8), offs=T.tensor([4, 8], **i32)),
+            "int64-offs": lambda: f(T.ones(12, 16), T.ones(3, 16, 8), offs=T.tensor([4, 8, 12])),
+            "contraction": lambda: f(T.ones(12, 16), T.ones(3, 12, 8), offs=T.tensor([4, 8, 12], **i32)),
+            "2d-2d-bad-batch": lambda: f(T.ones(2, 8, 16), T.ones(3, 16, 8)),
+            "bias": lambda: f(T.ones(8, 16), T.ones(3, 16, 8), offs=T.tensor([4, 8, 8], **i32),
+                              bias=T.ones(3, 8)),
+            "out-dtype": lambda: f(T.ones(8, 16, dtype=T.bfloat16), T.ones(3, 16, 8, dtype=T.bfloat16),
+                                   offs=T.tensor([4, 8, 8], **i32), out_dtype=T.float32),
+            "double": lambda: f(T.ones(8, 16, dtype=T.float64), T.ones(3, 16, 8, dtype=T.float64),
+                                offs=T.tensor([4, 8, 8], **i32)),
+            "4d": lambda: f(T.ones(2, 2, 12, 16), T.ones(2, 16, 8)),
+            "offs-2d": lambda: f(T.ones(12, 16), T.ones(3, 16, 8), offs=T.tensor([[4, 8, 12]], **i32)),
+            "mixed-dtype": lambda: f(T.ones(2, 12, 16, dtype=T.float16), T.ones(2, 16, 8)),
+        }[case]()
+    ref = _err(lambda: call(torch))
+    assert ref is not None and _err(lambda: call(torchshim)) == ref
+
+
+def test_scaling_and_swizzle_enums():
+    for cls in ("ScalingType", "SwizzleType"):
+        ref, got = getattr(torch.nn.functional, cls), getattr(torchshim.nn.functional, cls)
+        names = [n for n in dir(ref) if not n.startswith("_") and n not in ("name", "value")]
+        assert names and all(getattr(ref, n).value == getattr(got, n).value for n in names)
+        for n in names:
+            a, b = getattr(ref, n), getattr(got, n)
+            assert (repr(a), str(a)) == (repr(b), str(b))
+
+
+# ---- F.scaled_mm / F.scaled_grouped_mm --------------------------------------------------------------------
+def _fp8_inputs(T):
+    g = np.random.default_rng(7)
+    a = T.tensor(g.standard_normal((16, 32)).astype(np.float32)).to(T.float8_e4m3fn)
+    b = T.tensor(g.standard_normal((16, 32)).astype(np.float32)).to(T.float8_e4m3fn).t()
+    return a, b, T.tensor(g.random((16, 1)).astype(np.float32)), T.tensor(g.random((1, 16)).astype(np.float32))
+
+
+@pytest.mark.parametrize("case", ["tensorwise", "rowwise", "float32-out", "bias", "lists", "no-out-dtype"])
+def test_scaled_mm_matches_torch(case):
+    res = {}
+    for T in LIBS:
+        F, S = T.nn.functional, T.nn.functional.ScalingType
+        a, b, ra, rb = _fp8_inputs(T)
+        ta, tb = T.tensor(0.5), T.tensor(1.5)
+        res[T] = {
+            "tensorwise": lambda: F.scaled_mm(a, b, ta, S.TensorWise, tb, S.TensorWise),
+            "rowwise": lambda: F.scaled_mm(a, b, ra, S.RowWise, rb, S.RowWise),
+            "float32-out": lambda: F.scaled_mm(a, b, ta, S.TensorWise, tb, S.TensorWise, output_dtype=T.float32),
+            "bias": lambda: F.scaled_mm(a, b, ra, S.RowWise, rb, S.RowWise,
+                                        bias=T.arange(16, dtype=T.float32).to(T.bfloat16)),
+            "lists": lambda: F.scaled_mm(a, b, [ta], [S.TensorWise], [tb], [S.TensorWise]),
+            "no-out-dtype": lambda: F.scaled_mm(a, b, ta, S.TensorWise, tb, S.TensorWise, output_dtype=None),
+        }[case]()
+    assert str(res[torch].dtype) == str(res[torchshim].dtype)
+    _close(res[torch], res[torchshim], 0)
+
+
+@pytest.mark.parametrize("case", ["mixed", "blockwise", "double-scale", "not-fp8", "shapes", "grouped"])
+def test_scaled_mm_errors_match_torch(case):
+    def call(T):
+        F, S = T.nn.functional, T.nn.functional.ScalingType
+        a, b, ra, rb = _fp8_inputs(T)
+        one = T.tensor(1.0)
+        return {
+            "mixed": lambda: F.scaled_mm(a, b, one, S.TensorWise, rb, S.RowWise),
+            "blockwise": lambda: F.scaled_mm(a, b, ra, S.BlockWise1x32, rb, S.RowWise),
+            "double-scale": lambda: F.scaled_mm(a, b, one.double(), S.TensorWise, one, S.TensorWise),
+            "not-fp8": lambda: F.scaled_mm(a.float(), b.float(), one, S.TensorWise, one, S.TensorWise),
+            "shapes": lambda: F.scaled_mm(a, a, one, S.TensorWise, one, S.TensorWise),
+            "grouped": lambda: F.scaled_grouped_mm(a.unsqueeze(0), b.unsqueeze(0), one, S.TensorWise, one,
+                                                   S.TensorWise),
+        }[case]()
+    ref, got = _err(lambda: call(torch)), _err(lambda: call(torchshim))
+    assert ref is not None and got is not None and ref[0] == got[0]
+    if case == "grouped":  # PyTorch appends its whole dispatch-key table
+        assert ref[1].startswith(got[1])
+    else:
+        assert ref == got

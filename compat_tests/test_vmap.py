@@ -285,3 +285,16 @@ def test_inplace_writes_reach_arguments():
         return r, xc, xt, vc
     check(f, [X, V])
     check(lambda T, x, v: T.vmap(lambda a, b: b.add_(a), in_dims=(0, None))(x, v.clone()), [X, V])
+
+
+def test_vmap_over_model_with_batch_norm():
+    def f(T, x):
+        model = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.BatchNorm1d(4), T.nn.ReLU())
+        with T.no_grad():
+            model[0].weight.copy_(T.linspace(-1, 1, 12).reshape(4, 3))
+            model[0].bias.fill_(0.2)
+        T.func.replace_all_batch_norm_modules_(model)
+        bn = model[1]
+        out = T.vmap(model, in_dims=1)(x.reshape(2, 4, 3).transpose(0, 1))
+        return out.detach(), bn.running_mean, bn.running_var, bn.num_batches_tracked, bn.track_running_stats
+    check(f, [Arg((8, 3))], atol=1e-5, rtol=1e-5)

@@ -14,7 +14,9 @@ def _bucketize(T, v, b, **kw):
     return T.bucketize(v, T.sort(b).values, **kw)
 
 
-def _histogram(T, x, bins=100, **kw):
+def _histogram(T, x, bins=100, w=None, **kw):
+    if w is not None:
+        kw["weight"] = w
     if isinstance(bins, int):
         return T.histogram(x, bins, **kw)
     return T.histogram(x, T.sort(bins).values, **kw)
@@ -39,7 +41,7 @@ RECORDS = [
     OpRecord("histc", lambda d: [((Arg((5,), d),), {})], ("int64",)),
     OpRecord("histogram", lambda d: [((Arg((20,), d),), {"bins": 5}),
                                      ((Arg((4, 5), d),), {"bins": 4, "range": (-1.0, 2.0)}),
-                                     ((Arg((10,), d), 3), {"weight": Arg((10,), d, 0, 2), "density": True}),
+                                     ((Arg((10,), d), 3, Arg((10,), d, 0, 2)), {"density": True}),
                                      ((Arg((10,), d), Arg((4,), d)), {}),
                                      ((Arg((5,), d),), {"bins": 4, "range": (2.0, 1.0)})], F, call=_histogram),
     OpRecord("histogram", lambda d: [((Arg((20,), d),), {"bins": 5})], F),

@@ -175,6 +175,7 @@ class autocast:
         set_autocast_dtype(self.device, self.fast_dtype)
         autocast_increment_nesting()
         set_autocast_cache_enabled(self._cache_enabled)
+        return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         if autocast_decrement_nesting() == 0:

@@ -1,7 +1,7 @@
 """`torch.func.functional_call` and `torch.func.stack_module_state`."""
 from ..nn.utils.stateless import _functional_call
 
-__all__ = ["functional_call", "stack_module_state"]
+__all__ = ["functional_call", "stack_module_state", "replace_all_batch_norm_modules_"]
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True,
@@ -66,3 +66,18 @@ def stack_module_state(models):
     all_buffers = [dict(model.named_buffers()) for model in models]
     buffers = {k: _construct_stacked_leaf(tuple(b[k] for b in all_buffers), k) for k in all_buffers[0]}
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """`torch.func.replace_all_batch_norm_modules_(root)`: in place, every batch-norm module under `root`
+    stops tracking running statistics (`running_mean`, `running_var`, `num_batches_tracked` become None,
+    `track_running_stats` False), so it normalises with the batch's statistics (what vmap over a model with
+    batch norm needs); returns `root`."""
+    from ..nn.modules.batchnorm import _BatchNorm
+    for module in root.modules():
+        if isinstance(module, _BatchNorm):
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root

@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from . import _dispatch as P
 from ._dispatch import fresh
 from ._registry import register
+from .sorting import _AD_TRACERS
 
 __all__ = ["bincount", "histc", "histogram", "bucketize", "searchsorted", "isin", "unique_consecutive"]
 
@@ -28,6 +29,13 @@ def _need(name, x, pos, arg):
 
 def _is_int(d):
     return not (d.is_floating_point or d.is_complex) and d is not D.bool_
+
+
+def _no_derivative(exc, msg, *tensors):
+    """PyTorch's error for an op without a derivative, raised when autograd replays the op under jax's
+    differentiation (the node exists, as PyTorch's does, and its backward raises)."""
+    if any(isinstance(t, Tensor) and isinstance(t._value, _AD_TRACERS) for t in tensors):
+        raise exc(msg)
 
 
 def _host(t, name):
@@ -44,13 +52,14 @@ def _bincount_k(x, w, length, rdt):
     return jnp.bincount(x, weights=None if w is None else w.astype(rdt), length=length).astype(rdt)
 
 
-@register("bincount", kind="composite")
+@register("bincount", kind="binning", grad_name="NotImplemented", saves="none")
 def bincount(input, weights=None, minlength=0):
     """`torch.bincount(input, weights=None, minlength=0)`: counts of each value of a 1-d non-negative integer
     tensor (weighted sums with `weights`: float32 weights give float32, any other dtype float64).
 
-    Difference: no gradient flows to `weights` (PyTorch has none either: its backward raises)."""
+    No gradient for `weights`: backward raises, as in PyTorch."""
     _need("bincount", input, 1, "input")
+    _no_derivative(RuntimeError, "derivative for aten::bincount is not implemented", weights)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     if not _is_int(input._dtype) and input._dtype is not D.bool_:
@@ -123,14 +132,15 @@ def _histogram_k(x, edges, w, density, weighted):
     return hist
 
 
-@register("histogram", out=True, kind="composite")
+@register("histogram", out=True, kind="binning", grad_name="NotImplemented", saves="none")
 def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
     """`torch.histogram(input, bins, *, range=None, weight=None, density=False, out=None)` -> (hist,
     bin_edges): `bins` an int (equal bins over `range`, default the data's min and max) or a 1-d tensor of
     increasing edges. Floating-point input only."""
     _need("histogram", input, 1, "input")
+    _no_derivative(RuntimeError, "derivative for aten::histogram is not implemented", input, weight)
     if not input._dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{short_name(input._dtype)}'")
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{short_name(input._dtype)}'")
     dt, dev = input._dtype, input._storage.device
     if isinstance(bins, Tensor):
         if bins.ndim != 1:
@@ -143,8 +153,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):  # no
         if range is not None:
             lo, hi = float(range[0]), float(range[1])
             if lo > hi:
-                raise RuntimeError(f"torch.histogram(): min should not exceed max, but got min {lo} max {hi} "
-                                   "for dimension 0")
+                raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max "
+                                   f"{hi:g} for dimension 0")
         else:
             a = _host(input, "histogram")
             lo, hi = (float(a.min()), float(a.max())) if a.size else (0.0, 0.0)
@@ -248,12 +258,13 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return fresh(_isin_k(e, t, invert=bool(invert), cdt=cdt.np), D.bool_, ref._storage.device)
 
 
-@register("unique_consecutive", kind="composite")
+@register("unique_consecutive", kind="binning", saves="none")
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """`torch.unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)`: drops all but
     the first of each run of equal consecutive elements (or slices along `dim`); the inverse indices and
     counts when asked (a tuple then). Computed on the host (the size depends on the values)."""
     _need("unique_consecutive", input, 1, "input")
+    _no_derivative(NotImplementedError, "the derivative for 'unique_consecutive' is not implemented.", input)
     a = _host(input, "unique_consecutive")
     d = input._dtype
     if dim is None:

@@ -374,27 +374,33 @@ def _fp8_inputs(T):
     g = np.random.default_rng(7)
     a = T.tensor(g.standard_normal((16, 32)).astype(np.float32)).to(T.float8_e4m3fn)
     b = T.tensor(g.standard_normal((16, 32)).astype(np.float32)).to(T.float8_e4m3fn).t()
-    return a, b, T.tensor(g.random((16, 1)).astype(np.float32)), T.tensor(g.random((1, 16)).astype(np.float32))
+    ra, rb = g.random((16, 1)).astype(np.float32), g.random((1, 16)).astype(np.float32)
+    return a, b, T.tensor(ra), T.tensor(rb)
+
+
+def _scaled(T, case):
+    F, S = T.nn.functional, T.nn.functional.ScalingType
+    a, b, ra, rb = _fp8_inputs(T)
+    ta, tb = T.tensor(0.5), T.tensor(1.5)
+    if case == "tensorwise":
+        return F.scaled_mm(a, b, ta, S.TensorWise, tb, S.TensorWise)
+    if case == "rowwise":
+        return F.scaled_mm(a, b, ra, S.RowWise, rb, S.RowWise)
+    if case == "float32-out":
+        return F.scaled_mm(a, b, ta, S.TensorWise, tb, S.TensorWise, output_dtype=T.float32)
+    if case == "bias":
+        bias = T.arange(16, dtype=T.float32).to(T.bfloat16)
+        return F.scaled_mm(a, b, ra, S.RowWise, rb, S.RowWise, bias=bias)
+    if case == "lists":
+        return F.scaled_mm(a, b, [ta], [S.TensorWise], [tb], [S.TensorWise])
+    return F.scaled_mm(a, b, ta, S.TensorWise, tb, S.TensorWise, output_dtype=None)
 
 
 @pytest.mark.parametrize("case", ["tensorwise", "rowwise", "float32-out", "bias", "lists", "no-out-dtype"])
 def test_scaled_mm_matches_torch(case):
-    res = {}
-    for T in LIBS:
-        F, S = T.nn.functional, T.nn.functional.ScalingType
-        a, b, ra, rb = _fp8_inputs(T)
-        ta, tb = T.tensor(0.5), T.tensor(1.5)
-        res[T] = {
-            "tensorwise": lambda: F.scaled_mm(a, b, ta, S.TensorWise, tb, S.TensorWise),
-            "rowwise": lambda: F.scaled_mm(a, b, ra, S.RowWise, rb, S.RowWise),
-            "float32-out": lambda: F.scaled_mm(a, b, ta, S.TensorWise, tb, S.TensorWise, output_dtype=T.float32),
-            "bias": lambda: F.scaled_mm(a, b, ra, S.RowWise, rb, S.RowWise,
-                                        bias=T.arange(16, dtype=T.float32).to(T.bfloat16)),
-            "lists": lambda: F.scaled_mm(a, b, [ta], [S.TensorWise], [tb], [S.TensorWise]),
-            "no-out-dtype": lambda: F.scaled_mm(a, b, ta, S.TensorWise, tb, S.TensorWise, output_dtype=None),
-        }[case]()
-    assert str(res[torch].dtype) == str(res[torchshim].dtype)
-    _close(res[torch], res[torchshim], 0)
+    ref, got = (_scaled(T, case) for T in LIBS)
+    assert str(ref.dtype) == str(got.dtype)
+    _close(ref, got, 0)
 
 
 @pytest.mark.parametrize("case", ["mixed", "blockwise", "double-scale", "not-fp8", "shapes", "grouped"])

@@ -5,10 +5,6 @@ from harness import Arg, OpRecord
 F = ("float32", "float64")
 
 
-def _nan(T, x, *a, **kw):  # about a third NaN: sqrt of negative values
-    return x
-
-
 RECORDS = [
     OpRecord("aminmax", lambda d: [((Arg((3, 4), d),), {}), ((Arg((3, 4), d),), {"dim": 1}),
                                    ((Arg((2, 3, 4), d, noncontig=True),), {"dim": -1, "keepdim": True}),
@@ -17,8 +13,13 @@ RECORDS = [
              F + ("int64", "bool"), out=False),
     OpRecord("cov", lambda d: [((Arg((3, 5), d),), {}), ((Arg((6,), d),), {}),
                                ((Arg((3, 5), d),), {"correction": 0}),
-                               ((Arg((2, 5), d), ), {"fweights": Arg((5,), "int64", 0, 3)}),
                                ((Arg((2, 3, 4), d),), {})], F + ("int64",)),
+    OpRecord("cov", lambda d: [((Arg((2, 5), d), Arg((5,), "int64", 0, 3), None), {}),
+                               ((Arg((2, 5), d), None, Arg((5,), d, 0, 2)), {}),
+                               ((Arg((2, 5), d), Arg((5,), "int64", 0, 3), Arg((5,), d, 0, 2)), {}),
+                               ((Arg((2, 5), d), None, Arg((5,), d, 0, 2)), {"correction": 0}),
+                               ((Arg((2, 5), d), Arg((4,), "int64", 0, 3), None), {})], F,
+             call=lambda T, x, f, a, **kw: T.cov(x, fweights=f, aweights=a, **kw), method=False),
     OpRecord("corrcoef", lambda d: [((Arg((3, 5), d),), {}), ((Arg((4, 6), d, noncontig=True),), {})], F),
     OpRecord("quantile", lambda d: [((Arg((3, 5), d), 0.3), {}), ((Arg((3, 5), d), 0.5), {"dim": 1}),
                                     ((Arg((3, 5), d), 1.0), {"dim": 0, "keepdim": True}),

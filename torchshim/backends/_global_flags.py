@@ -3,14 +3,15 @@ deterministic algorithms, float32 matmul precision, thread counts, denormal flus
 (`torch.has_lapack`, ...).
 
 Flags are stored and read back with PyTorch's validation and messages. Those with a JAX meaning are applied:
-the float32 matmul precision sets jax's `jax_default_matmul_precision` ('highest' -> 'float32', 'high' ->
-'tensorfloat32', 'medium' -> 'bfloat16'). Thread counts are stored only (XLA's CPU thread pool is sized
+the float32 matmul precision (kept in the base module `torchshim/_precision.py`) sets jax's
+`jax_default_matmul_precision` ('highest' -> 'float32', 'high' -> 'tensorfloat32', 'medium' -> 'bfloat16'),
+which torchshim's product kernels read. Thread counts are stored only (XLA's CPU thread pool is sized
 once, at start-up; docs/differences.md).
 """
 import os
 import warnings
 
-import jax
+from .. import _precision
 
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
@@ -25,8 +26,7 @@ has_mkl = True
 has_openmp = True
 has_spectral = True
 
-_JAX_PRECISION = {"highest": "float32", "high": "tensorfloat32", "medium": "bfloat16"}
-_state = {"deterministic": False, "warn_only": False, "matmul": "highest", "threads": None,
+_state = {"deterministic": False, "warn_only": False, "threads": None,
           "interop": None, "interop_set": False}
 
 
@@ -91,19 +91,20 @@ def get_deterministic_debug_mode():
 def set_float32_matmul_precision(precision):
     """`torch.set_float32_matmul_precision(precision: str)`: 'highest', 'high' or 'medium'; any other string
     warns and changes nothing, as in PyTorch. Applied to jax's `jax_default_matmul_precision` (float32,
-    tensorfloat32, bfloat16). Difference: torchshim's own matmul/linear/conv kernels request float32
-    explicitly, so on CPU (where PyTorch's CPU kernels ignore the setting too) results do not change."""
-    if precision not in _JAX_PRECISION:
+    tensorfloat32, bfloat16) and to torchshim's float32/complex64 products (matmul family, linear, einsum,
+    cdist, RNN cells, conv_tbc, affine_grid) as Precision.HIGHEST / HIGH / DEFAULT; float64 and half types
+    stay at HIGHEST, and convolutions are not affected (in PyTorch cudnn/mkldnn `conv.fp32_precision` govern
+    them). On CPU, XLA computes float32 products in full precision whatever the setting."""
+    if precision not in _precision.NAMES:
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
                       "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
         return
-    _state["matmul"] = precision
-    jax.config.update("jax_default_matmul_precision", _JAX_PRECISION[precision])
+    _precision.set_name(precision)
 
 
 def get_float32_matmul_precision():
     """`torch.get_float32_matmul_precision() -> str`: 'highest' (the default), 'high' or 'medium'."""
-    return _state["matmul"]
+    return _precision.name()
 
 
 # ---- threads ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from . import _dispatch as P
 from ._dispatch import DEFAULT
 from ._registry import register
 from .movement import not_implemented
-from .linalg import HI, _LOW
+from .linalg import _LOW, mm_precision
 
 
 # ---- einsum ------------------------------------------------------------------------------------------------
@@ -19,7 +19,7 @@ from .linalg import HI, _LOW
 def _einsum_k(arrs, eq, shapes, dt):
     arrs = [jnp.broadcast_to(a.astype(dt), s) for a, s in zip(arrs, shapes)]
     pet = jnp.float32 if dt in _LOW else None
-    return jnp.einsum(eq, *arrs, precision=HI, preferred_element_type=pet).astype(dt)
+    return jnp.einsum(eq, *arrs, precision=mm_precision(dt), preferred_element_type=pet).astype(dt)
 
 
 def _sublist_equation(args):

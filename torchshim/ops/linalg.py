@@ -2,9 +2,10 @@
 the checks of ATen's product kernels. The add* products are in `linalg_addmm.py`, einsum in `einsum.py`,
 inverse, det and the other matrix functions in `linalg_matrix.py`.
 
-Products run in float32 at `Precision.HIGHEST` (half types accumulate in float32), matching PyTorch's CPU
-results. Checks reproduce the ATen kernel PyTorch would dispatch to (matmul's messages depend on its fold/bmm
-path, chosen from the strides exactly as `should_fold` does).
+Products run at `Precision.HIGHEST` (half types accumulate in float32), matching PyTorch's CPU results;
+float32/complex64 products follow `torch.set_float32_matmul_precision` (`_precision.for_dtype`, read while a
+kernel is traced). Checks reproduce the ATen kernel PyTorch would dispatch to (matmul's messages depend on
+its fold/bmm path, chosen from the strides exactly as `should_fold` does).
 """
 import math
 
@@ -12,6 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
+from .._precision import for_dtype as mm_precision
 from .._promotion import c_name, short_name
 from .._tensor import Tensor, _wrap_dim
 from ..autograd._names import arg
@@ -31,7 +33,7 @@ class LinAlgError(RuntimeError):
 
 def _mm(a, b):
     pet = jnp.float32 if a.dtype in _LOW else None
-    return jnp.matmul(a, b, precision=HI, preferred_element_type=pet).astype(a.dtype)
+    return jnp.matmul(a, b, precision=mm_precision(a.dtype), preferred_element_type=pet).astype(a.dtype)
 
 
 @P.kernel
@@ -297,7 +299,8 @@ def _tensordot_k(a, b, sum1, sum2, da, db):
     if sum2:
         b = jnp.sum(b, axis=sum2, keepdims=True, dtype=b.dtype)
     pet = jnp.float32 if a.dtype in _LOW else None
-    return jnp.tensordot(a, b, axes=(da, db), precision=HI, preferred_element_type=pet).astype(a.dtype)
+    return jnp.tensordot(a, b, axes=(da, db), precision=mm_precision(a.dtype),
+                         preferred_element_type=pet).astype(a.dtype)
 
 
 def _tensordot(a, b, dims1, dims2):

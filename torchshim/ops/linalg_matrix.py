@@ -14,7 +14,7 @@ from ..autograd._names import arg, complex_input
 from . import _dispatch as P
 from ._registry import register
 from .movement import checked_out, not_implemented, same_dtype_out
-from .linalg import HI, _LOW, LinAlgError, _mm, _new
+from .linalg import _LOW, LinAlgError, _mm, _new, mm_precision
 
 
 # ---- inverse / det / logdet / slogdet / solve ------------------------------------------------------------
@@ -171,7 +171,7 @@ def _cdist_k(x1, x2, p, use_mm, batch):
         n2 = jnp.sum(x2 * x2, -1, keepdims=True)
         a = jnp.concatenate([-2 * x1, n1, jnp.ones_like(n1)], -1)
         b = jnp.concatenate([x2, jnp.ones_like(n2), n2], -1)
-        r = jnp.matmul(a, jnp.swapaxes(b, -1, -2), precision=HI)
+        r = jnp.matmul(a, jnp.swapaxes(b, -1, -2), precision=mm_precision(a.dtype))
         return jnp.sqrt(jnp.maximum(r, 0))
     d = jnp.abs(x1[..., :, None, :] - x2[..., None, :, :])
     if p == 0:

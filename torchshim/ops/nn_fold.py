@@ -11,11 +11,12 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
+from .._precision import for_dtype as mm_precision
 from .._promotion import short_name
 from . import _dispatch as P
 from ._registry import register
 from .movement import not_implemented
-from .nn_conv import _LOW, HI, _tensor, device_of, int_list, round_to, sizes
+from .nn_conv import _LOW, _tensor, device_of, int_list, round_to, sizes
 
 
 # ---- conv_tbc ----------------------------------------------------------------------------------------------
@@ -26,13 +27,14 @@ def _tbc_k(x, w, b, pad, olen):
     kw, cout = w.shape[0], w.shape[2]
     dt = x.dtype
     acc = jnp.float32 if dt in _LOW else dt
+    prec = mm_precision(dt)  # ATen: one addmm per tap
     out = jnp.broadcast_to(b.astype(dt).astype(acc), (olen, batch, cout))
     real_pad = _tdiv(olen - ilen + kw - 1, 2)
     for k in range(kw):
         i_shift, o_shift = max(0, k - real_pad), max(0, real_pad - k)
         t = min(ilen + real_pad - k, olen) - o_shift
         if t > 0:
-            prod = jnp.matmul(x[i_shift : i_shift + t].astype(acc), w[k].astype(acc), precision=HI)
+            prod = jnp.matmul(x[i_shift : i_shift + t].astype(acc), w[k].astype(acc), precision=prec)
             r = out[o_shift : o_shift + t] + prod
             out = out.at[o_shift : o_shift + t].set(round_to(r, dt) if dt in _LOW else r)
     return out.astype(dt)

@@ -4,12 +4,11 @@
 Each runs as one jitted kernel; the checks (and so the error messages) and the `grad_fn` names follow the ATen
 path PyTorch takes: `linear` is `addmm(bias, input, weight.t())` for a 2-D input with bias, the same on the
 input flattened to 2-D for a contiguous input with a 1-D bias (viewed back: `ViewBackward0`), and otherwise
-`matmul(input, weight.t())` followed by an in-place `add_(bias)`. Products run at `Precision.HIGHEST`, half
-types accumulate in float32 (as linalg.py).
+`matmul(input, weight.t())` followed by an in-place `add_(bias)`. Products run at `Precision.HIGHEST` (float32
+ones at the float32 matmul precision), half types accumulate in float32 (as linalg.py).
 """
 import math
 
-import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
@@ -17,11 +16,10 @@ from .._promotion import c_name, can_cast, result_type_of, short_name
 from .._tensor import Tensor, _wrap_dim
 from . import _dispatch as P
 from ._registry import register
-from .linalg import _matmul_check, _matmul_name, _mm_check
+from .linalg import _matmul_check, _matmul_name, _mm_check, mm_precision
 from .linalg_addmm import _expand_check
 from .movement import not_implemented
 
-HI = jax.lax.Precision.HIGHEST
 _LOW = (D.float16.np, D.bfloat16.np)
 
 
@@ -36,7 +34,7 @@ def _tensor_arg(name, pos, argname, x, optional=False):
 def _prod(a, b):
     """a @ b, accumulating half types in float32 (the result stays float32 for them: round once, later)."""
     pet = jnp.float32 if a.dtype in _LOW else None
-    return jnp.matmul(a, b, precision=HI, preferred_element_type=pet)
+    return jnp.matmul(a, b, precision=mm_precision(a.dtype), preferred_element_type=pet)
 
 
 @P.kernel(static=("path", "out_shape", "rdt"))
@@ -173,8 +171,9 @@ def _bilinear_k(x1, x2, w, b, out_shape, rdt):
     c = x2.reshape((-1, x2.shape[-1])) if x2.ndim else x2.reshape((1, 1))
     pet = jnp.float32 if rdt in _LOW else None
     # ATen's _trilinear: sum over in1 first (a rounded intermediate), then over in2
-    t = jnp.einsum("bi,oij->boj", a, w, precision=HI, preferred_element_type=pet).astype(rdt)
-    r = jnp.einsum("boj,bj->bo", t, c, precision=HI, preferred_element_type=pet).astype(rdt)
+    prec = mm_precision(rdt)
+    t = jnp.einsum("bi,oij->boj", a, w, precision=prec, preferred_element_type=pet).astype(rdt)
+    r = jnp.einsum("boj,bj->bo", t, c, precision=prec, preferred_element_type=pet).astype(rdt)
     r = r.reshape(out_shape)
     if b is None:
         return r

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype as D
+from .._precision import for_dtype as mm_precision
 from .._promotion import c_name, short_name
 from .._tensor import Tensor
 from ..autograd._node import rename
@@ -30,7 +31,6 @@ from . import _dispatch as P
 from ._registry import installed, register
 from ._rnn_packing import _packed_index, host_values
 
-HI = jax.lax.Precision.HIGHEST
 _LOW = (np.dtype(D.float16.np), np.dtype(D.bfloat16.np))
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
@@ -50,7 +50,7 @@ def _rnn_output_name(args, kwargs):
 def _mm(a, w):
     """a @ w.T (PyTorch's linear without bias), half types accumulated in float32 and rounded once."""
     pet = jnp.float32 if a.dtype in _LOW else None
-    return jnp.matmul(a, w.T, precision=HI, preferred_element_type=pet).astype(a.dtype)
+    return jnp.matmul(a, w.T, precision=mm_precision(a.dtype), preferred_element_type=pet).astype(a.dtype)
 
 
 def _linear(a, w, b):
@@ -58,7 +58,7 @@ def _linear(a, w, b):
     if b is None:
         return _mm(a, w)
     pet = jnp.float32 if a.dtype in _LOW else None
-    r = jnp.matmul(a, w.T, precision=HI, preferred_element_type=pet)
+    r = jnp.matmul(a, w.T, precision=mm_precision(a.dtype), preferred_element_type=pet)
     return (r + b.astype(r.dtype)).astype(a.dtype)
 
 

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype as D
+from .._precision import for_dtype as mm_precision
 from .._promotion import short_name
 from .._tensor import Tensor
 from . import _dispatch as P
@@ -509,7 +510,7 @@ def _affine_grid_k(theta, size, align_corners):
         base[..., j] = np.broadcast_to(a.reshape(shape), tuple(spatial))
     flat = jnp.asarray(base.reshape(1, -1, nd + 1))
     th = theta.astype(ct)
-    grid = jnp.matmul(flat, jnp.swapaxes(th, 1, 2), precision=jax.lax.Precision.HIGHEST)
+    grid = jnp.matmul(flat, jnp.swapaxes(th, 1, 2), precision=mm_precision(dt))  # ATen: bmm
     return grid.reshape((theta.shape[0],) + tuple(spatial) + (nd,)).astype(dt)
 
 

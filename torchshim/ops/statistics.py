@@ -219,8 +219,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     if input._dtype not in (D.float32, D.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in _INTERP:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                           f"Got {interpolation}")
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
     scalar_q = not isinstance(q, Tensor)
     if scalar_q:
         if not 0 <= q <= 1:
@@ -325,8 +325,8 @@ def dist(input, other, p=2):
     _need("dist", other, 2, "other")
     cdt = P.promote(P.DEFAULT, (input, other))[1]
     if not (cdt.is_floating_point or cdt.is_complex):
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{short_name(cdt)}")
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{short_name(cdt)} instead.")
     if isinstance(p, Tensor):
         p = p.item()
     try:
@@ -357,7 +357,7 @@ def renorm(input, p, dim, maxnorm):
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     if input.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     d = _wrap_dim(dim, input.ndim)
@@ -407,6 +407,13 @@ def _trapz(name, y, x, dx, dim, cumulative):
     return fresh(r, rdt, y._storage.device)
 
 
+def _check_x(name, y, x):
+    if x is not None and not isinstance(x, Tensor):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(y).__name__}, "
+                        f"{type(x).__name__}), but expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n"
+                        " * (Tensor y, *, Number dx = 1, int dim = -1)\n")
+
+
 def _trapz_name(cumulative):
     def name(args, kwargs):
         x = args[1] if len(args) > 1 else kwargs.get("x")
@@ -420,8 +427,7 @@ def _trapz_name(cumulative):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """`torch.trapezoid(y, x=None, *, dx=None, dim=-1)`: the trapezoidal rule along dim, with sample points x
     (a tensor) or spacing dx (default 1)."""
-    if x is not None and not isinstance(x, Tensor):
-        dx, x = x, None
+    _check_x("trapezoid", y, x)
     return _trapz("trapezoid", y, x, dx, dim, False)
 
 
@@ -435,8 +441,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """`torch.cumulative_trapezoid(y, x=None, *, dx=None, dim=-1)`: the running trapezoidal integral (one
     element fewer along dim)."""
-    if x is not None and not isinstance(x, Tensor):
-        dx, x = x, None
+    _check_x("cumulative_trapezoid", y, x)
     return _trapz("cumulative_trapezoid", y, x, dx, dim, True)
 
 
@@ -464,10 +469,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
         if t.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {n}, but got {t.ndim}-D")
     rdt = P.promote(P.DEFAULT, (input, vec1, vec2))[1]
-    if rdt is D.bool_:
-        if not isinstance(beta, bool) and beta not in (0, 1) or not isinstance(alpha, bool) and alpha not in (0, 1):
-            raise RuntimeError("Boolean beta only supported for Boolean results.")
-    elif not (rdt.is_floating_point or rdt.is_complex):
+    if rdt is not D.bool_ and not (rdt.is_floating_point or rdt.is_complex):
         if isinstance(beta, float) or isinstance(alpha, float):
             raise RuntimeError("For integral input tensors, argument beta must not be a floating point number.")
     shape = (vec1._shape[0], vec2._shape[0])

@@ -29,21 +29,20 @@ class Corpus(object):
         assert os.path.exists(path)
         # Add words to the dictionary
         with open(path, 'r', encoding="utf8") as f:
-            tokens = 0
             for line in f:
                 words = line.split() + ['<eos>']
-                tokens += len(words)
                 for word in words:
                     self.dictionary.add_word(word)
 
         # Tokenize file content
         with open(path, 'r', encoding="utf8") as f:
-            ids = torch.LongTensor(tokens)
-            token = 0
+            idss = []
             for line in f:
                 words = line.split() + ['<eos>']
+                ids = []
                 for word in words:
-                    ids[token] = self.dictionary.word2idx[word]
-                    token += 1
+                    ids.append(self.dictionary.word2idx[word])
+                idss.append(torch.tensor(ids).type(torch.int64))
+            ids = torch.cat(idss)
 
         return ids

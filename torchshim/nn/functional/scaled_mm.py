@@ -39,7 +39,8 @@ def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, sw
     """`F.scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, swizzle_a=None,
     swizzle_b=None, bias=None, output_dtype=torch.bfloat16, contraction_dim=(), use_fast_accum=False)`:
     `(mat_a * scale_a) @ (mat_b * scale_b) + bias` for float8 matrices, scales float32 singletons
-    (TensorWise) or (M, 1) / (1, N) (RowWise). `use_fast_accum` changes nothing on a CPU."""
+    (TensorWise) or (M, 1) / (1, N) (RowWise); output_dtype None keeps mat_a's dtype. `use_fast_accum`
+    changes nothing on a CPU."""
     scale_a, scale_b = _one(scale_a), _one(scale_b)
     recipe_a, recipe_b = _one(scale_recipe_a), _one(scale_recipe_b)
     if mat_a.size(-1) != mat_b.size(0):
@@ -50,7 +51,8 @@ def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, sw
         raise ValueError(
             "Invalid scaling configuration.\n- For TensorWise scaling, a and b should be float8, scales "
             "should be float and singletons.\n- For RowWise scaling, a and b should be float8, scales should "
-            f"be float, scale_a should be ({m}, 1) and scale_b should be (1, {n}), and both should be contiguous.\n"
+            f"be float, scale_a should be ({m}, 1) and scale_b should be (1, {n}), and both should be "
+            "contiguous.\n"
             f"Got mat_a.dtype()={_c10(mat_a.dtype)}, scale_a.dtype()={_c10(scale_a.dtype)}, "
             f"scale_a.size()={list(scale_a.shape)}, scale_a.stride()={list(scale_a.stride())}, "
             f"mat_b.dtype()={_c10(mat_b.dtype)}, scale_b.dtype()={_c10(scale_b.dtype)}, "
@@ -61,13 +63,14 @@ def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, sw
     out = out * (scale_b.reshape(1, -1) if row else scale_b.reshape(()))
     if bias is not None:
         out = out + bias.float()
-    return out.to(output_dtype if output_dtype is not None else torch.bfloat16)
+    return out.to(output_dtype if output_dtype is not None else mat_a.dtype)
 
 
 def scaled_grouped_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, swizzle_a=None,
                       swizzle_b=None, bias=None, offs=None, output_dtype=torch.bfloat16, contraction_dim=(),
                       use_fast_accum=False):
     """`F.scaled_grouped_mm(...)`: PyTorch has no CPU kernel for it; raises its NotImplementedError."""
-    raise NotImplementedError("Could not run 'aten::_scaled_grouped_mm_v2' with arguments from the 'CPU' "
-                              "backend. This could be because the operator doesn't exist for this backend, or was "
-                              "omitted during the selective/custom build process (if using custom build).")
+    raise NotImplementedError(
+        "Could not run 'aten::_scaled_grouped_mm_v2' with arguments from the 'CPU' backend. This could be "
+        "because the operator doesn't exist for this backend, or was omitted during the selective/custom "
+        "build process (if using custom build).")

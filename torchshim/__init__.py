@@ -33,7 +33,7 @@ from .func import vmap  # noqa: E402,F401  (torch.vmap)
 from ._cli import install_as_torch  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import serialization  # noqa: E402,F401
-from . import multiprocessing  # noqa: E402,F401  (standard library only: cheap in spawned children)
+from . import multiprocessing  # noqa: E402,F401  (cheap: stdlib + modules already imported)
 from . import fx  # noqa: E402,F401
 from . import testing  # noqa: E402,F401
 from . import backends  # noqa: E402,F401

@@ -273,8 +273,6 @@ def test_index_put_accumulate_duplicates_values_and_grads():
 
 
 # ---- view(dtype) sharing storage -----------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="Tensor.view(dtype) reads a bit-cast copy, not an alias (no bit-cast "
-                                       "lens in _view.py yet)")
 def test_view_dtype_shares_storage():
     def case(T):
         x = T.zeros(4, dtype=T.float32)

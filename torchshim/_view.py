@@ -204,14 +204,34 @@ def _write(array, values, offset, shape, stride, pad, lens):
 # ---- lenses: views whose elements are not the storage's own (complex views, lazy conj / neg) -------------
 # A tensor's `_lens` is None, or (kind, conj, neg): `kind` "split" views a complex storage as its real
 # components (real/imag/view_as_real: geometry in units of the real dtype, element 2k+1 is the imaginary part
-# of storage element k), "pair" views a real storage as complex numbers (view_as_complex), None keeps the
+# of storage element k), "pair" views a real storage as complex numbers (view_as_complex), ("bits", storage
+# dtype, view dtype) reinterprets the storage's bytes as another dtype (Tensor.view(dtype)), None keeps the
 # storage's elements; `conj` / `neg` are PyTorch's lazy conjugate / negative bits, applied on read and undone
 # on write. The geometry (shape, stride, offset) is always in the units of the tensor's own dtype.
 
-def lens_of(storage_complex, dtype, conj=False, neg=False):
-    """The lens of a tensor of `dtype` over a storage whose elements are complex or not."""
-    kind = None if storage_complex == dtype.is_complex else ("split" if storage_complex else "pair")
+def lens_of(storage, dtype, conj=False, neg=False):
+    """The lens of a tensor of torch `dtype` over a storage: `storage` is whether the storage's elements are
+    complex (its components are then `dtype`'s), or the storage array's numpy dtype (any pairing: a
+    component pairing is "split"/"pair", another dtype a bit-cast ("bits", storage dtype, view dtype))."""
+    if isinstance(storage, (bool, np.bool_)):
+        kind = None if storage == dtype.is_complex else ("split" if storage else "pair")
+    else:
+        kind = _pairing(np.dtype(storage), np.dtype(dtype.np))
     return None if kind is None and not conj and not neg else (kind, conj, neg)
+
+
+def _component(d):
+    return np.dtype(np.float32) if d == np.complex64 else np.dtype(np.float64) if d == np.complex128 else None
+
+
+def _pairing(s, t):
+    if s == t:
+        return None
+    if s.kind == "c" and _component(s) == t:
+        return "split"
+    if t.kind == "c" and _component(t) == s:
+        return "pair"
+    return ("bits", s, t)
 
 
 def derive_lens(array, dtype):
@@ -222,6 +242,8 @@ def derive_lens(array, dtype):
 def lens_numel(n, lens):
     """The number of elements of a storage of `n` elements, counted in the units of a tensor with `lens`."""
     kind = lens[0] if lens is not None else None
+    if isinstance(kind, tuple):  # ("bits", storage dtype, view dtype)
+        return n * kind[1].itemsize // kind[2].itemsize
     return 2 * n if kind == "split" else n // 2 if kind == "pair" else n
 
 
@@ -229,6 +251,8 @@ def storage_as(array, kind):
     """The flat storage in the units of a view of `kind`: real components ("split"), complex pairs
     ("pair")."""
     flat = array.reshape(-1)
+    if isinstance(kind, tuple):
+        return _bitcast(flat, kind[1], kind[2])
     if kind == "split":
         return jnp.stack([jnp.real(flat), jnp.imag(flat)], -1).reshape(-1)
     if kind == "pair":
@@ -239,6 +263,10 @@ def storage_as(array, kind):
 
 def storage_from(flat, kind, array):
     """Inverse of `storage_as`: the storage array (`array`'s shape and dtype) holding `flat`."""
+    if isinstance(kind, tuple):
+        new = _bitcast(flat, kind[2], kind[1])
+        rest = array.reshape(-1)[new.shape[0]:]
+        return (jnp.concatenate([new, rest]) if rest.shape[0] else new).reshape(array.shape)
     if kind == "split":
         pairs = flat.reshape(-1, 2)
         return lax.complex(pairs[:, 0], pairs[:, 1]).reshape(array.shape)
@@ -247,6 +275,33 @@ def storage_from(flat, kind, array):
         rest = array.reshape(-1)[comps.shape[0]:]
         return jnp.concatenate([comps, rest]).reshape(array.shape)
     return flat.reshape(array.shape)
+
+
+def _carrier(d):
+    """The real numeric dtype lax.bitcast_convert_type works in for elements of `d`."""
+    return np.dtype(np.uint8) if d == np.bool_ else _component(d) or d
+
+
+def _bitcast(flat, s, t):
+    """The flat array `flat` (numpy dtype s) read as dtype t: its bytes reinterpreted (Tensor.view(dtype)); a
+    trailing part too short for a whole t element is dropped."""
+    if s.kind == "c":
+        flat = jnp.stack([jnp.real(flat), jnp.imag(flat)], -1).reshape(-1)
+    elif s == np.bool_:
+        flat = flat.astype(np.uint8)
+    cs, ct = _carrier(s), _carrier(t)
+    if cs.itemsize > ct.itemsize:
+        out = lax.bitcast_convert_type(flat, ct).reshape(-1)
+    elif cs.itemsize < ct.itemsize:
+        r = ct.itemsize // cs.itemsize
+        n = flat.shape[0] // r
+        out = lax.bitcast_convert_type(flat[:n * r].reshape(n, r), ct)
+    else:
+        out = lax.bitcast_convert_type(flat, ct)
+    if t.kind == "c":
+        n = out.shape[0] // 2
+        return lax.complex(out[0:2 * n:2], out[1:2 * n:2])
+    return out != 0 if t == np.bool_ else out
 
 
 def _as_dtype(values, dtype):

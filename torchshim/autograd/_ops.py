@@ -123,7 +123,8 @@ def differentiable(name, fn, *, grad_name=None, saves=None, grad_rule=None, view
     """`fn` (an op's front function) recording a tape node when an input requires grad.
 
     grad_name: the node's name (`grad_fn` class name), a string or callable(args, kwargs) -> str; default
-      `<CamelCase(name)>Backward0`.
+      `<CamelCase(name)>Backward0`. A callable returning None: this call records nothing and its outputs do
+      not require grad (PyTorch's `output_differentiability: [False]`, e.g. `view(dtype)`).
     saves: what the node saves for backward, 'inputs' (tensor inputs, version-checked), 'none' (nothing
       checked: linear ops, views), 'output' (the result, for `grad_rule`), or callable(args, kwargs) -> one of
       those; default 'output' with a `grad_rule`, else 'inputs'.
@@ -148,13 +149,18 @@ def differentiable(name, fn, *, grad_name=None, saves=None, grad_rule=None, view
             out = fn(*args, **kwargs)
             if view and args and isinstance(args[0], Tensor) and (args[0]._diff_view
                                                                   or args[0]._requires_grad):
-                tag_views(args, out, bw_name(args, kwargs) if callable(bw_name) else bw_name, _state.enabled)
+                n = bw_name(args, kwargs) if callable(bw_name) else bw_name
+                if n is not None:
+                    tag_views(args, out, n, _state.enabled)
             return out
         _state.enabled = False
         try:
             out = fn(*args, **kwargs)
         finally:
             _state.enabled = True
+        n = bw_name(args, kwargs) if callable(bw_name) else bw_name
+        if n is None:  # this call's outputs are not differentiable
+            return out
         tensors = []
         template = _scan((args, kwargs), tensors)
         ids = {id(t) for t in tensors}
@@ -174,7 +180,6 @@ def differentiable(name, fn, *, grad_name=None, saves=None, grad_rule=None, view
         except _Unhashable:
             key = None
         forward = _make_forward(fn, template, metas, picked)
-        n = bw_name(args, kwargs) if callable(bw_name) else bw_name
         saves = policy(args, kwargs) if callable(policy) else policy
         r = rule
         if saves == "output" and (r is None or len(outputs) != 1):

@@ -45,7 +45,7 @@ def _bits(x):
 def _view(x, shape, stride, offset, dtype, conj=False, neg=False):
     """A view of x's storage of another dtype or with other bits (geometry in `dtype`'s units)."""
     root = x._base if x._base is not None else x
-    lens = V.lens_of(x._storage.array.dtype.kind == "c", dtype, conj, neg)
+    lens = V.lens_of(x._storage.array.dtype, dtype, conj, neg)
     return Tensor._make(x._storage, tuple(shape), tuple(stride), offset, dtype, x._vc, root, lens)
 
 

@@ -3,9 +3,7 @@ from functools import lru_cache, partial
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-from .. import _dtype as D
 from .. import _layout as L
 from .. import _view as V
 from .._promotion import short_name
@@ -244,14 +242,17 @@ def type_as(self, other):
 
 
 def view_dtype(self, dtype):
-    """`Tensor.view(dtype)`: the same bits as another dtype, with PyTorch's geometry (sizes, strides, offset)
-    and errors. Difference: the result reads a bit-cast copy of the whole storage, so it is not an alias
-    (writes to either side are not seen by the other)."""
-    if dtype is self._dtype:
-        return self
+    """`Tensor.view(dtype)`: the same bytes seen as another dtype, with PyTorch's geometry (sizes, strides,
+    offset) and errors: an alias of self's storage (a bit-cast lens, _view.py), so writes through either are
+    seen by the other. As in PyTorch it shares self's version counter but is not a view for autograd (no
+    `_base`, never requires grad), even for the same dtype. Difference: a bool view stores 0/1 only (a byte
+    other than 0 and 1 written through a uint8 view of a bool tensor reads back as 1)."""
     if self._lens is not None and self._lens[1]:
         raise RuntimeError("torch.Tensor.view is not supported for conjugate view tensors when converting to "
                            "a different dtype.")
+    if self._lens is not None and self._lens[2]:
+        raise RuntimeError("torch.Tensor.view is not supported for tensors with negative bit set when "
+                           "converting to a different dtype.")
     src, dst = self._dtype.itemsize, dtype.itemsize
     what = f"to view {short_name(self._dtype)} as {short_name(dtype)} (different element sizes)"
     shape, stride, offset = list(self._shape), list(self._stride), self._offset
@@ -280,32 +281,6 @@ def view_dtype(self, dtype):
             stride = [s // ratio for s in stride[:-1]] + [1]
             shape[-1] //= ratio
             offset //= ratio
-    arr = self._storage.array if self._lens is None else _lens_storage(self._storage.array, self._lens)
-    mem = _bitcast_storage(arr, self._dtype, dtype)
-    return Tensor._make(Storage(mem, self._storage.device), tuple(shape), tuple(stride), offset, dtype)
-
-
-@partial(jax.jit, static_argnums=1)
-def _lens_storage(arr, lens):
-    """The storage as a flat array of the elements a tensor with `lens` sees (complex components, negated)."""
-    flat = V.storage_as(arr, lens[0])
-    return -flat if lens[2] else flat
-
-
-def _bitcast_storage(arr, src, dst):
-    """The flat storage array `arr` (dtype src) reinterpreted as dtype dst (padded to whole elements)."""
-    flat = arr.reshape(-1)
-    if src is D.bool_:
-        flat = flat.astype(np.uint8)
-    target = np.uint8 if dst is D.bool_ else dst.np
-    if src.itemsize > dst.itemsize:
-        out = jax.lax.bitcast_convert_type(flat, target).reshape(-1)
-    elif src.itemsize < dst.itemsize:
-        ratio = dst.itemsize // src.itemsize
-        pad = -flat.shape[0] % ratio
-        if pad:
-            flat = jnp.concatenate([flat, jnp.zeros((pad,), flat.dtype)])
-        out = jax.lax.bitcast_convert_type(flat.reshape(-1, ratio), target)
-    else:
-        out = jax.lax.bitcast_convert_type(flat, target)
-    return out != 0 if dst is D.bool_ else out
+    st = self._storage
+    return Tensor._make(st, tuple(shape), tuple(stride), offset, dtype, self._vc, None,
+                        V.lens_of(st.array.dtype, dtype))

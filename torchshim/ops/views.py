@@ -121,12 +121,21 @@ def _flatten_shape(t, args, kwargs):
     return t._shape[:s] + (n,) + t._shape[e + 1:]
 
 
-@register("view", function=False, kind="view", saves="none")
+def _view_name(args, kwargs):
+    """ViewBackward0; None for view(dtype), whose output PyTorch never makes differentiable."""
+    shape = args[1:]
+    if kwargs.get("size") is None and (kwargs.get("dtype") is not None or (
+            len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Tensor)))):
+        return None
+    return "ViewBackward0"
+
+
+@register("view", function=False, kind="view", saves="none", grad_name=_view_name)
 def view(self, *shape, size=None, dtype=None):
     """`Tensor.view(*shape)`, `Tensor.view(dtype)`: a view with a new shape; raises when the strides don't
     allow it.
 
-    Difference: `view(dtype)` has PyTorch's geometry and errors but reads a bit-cast copy (not an alias)."""
+    `view(dtype)` (ops/copy.py `view_dtype`): the storage's bytes as another dtype, an alias."""
     if size is not None:
         shape = (size,)
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Tensor)):

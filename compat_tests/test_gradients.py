@@ -97,7 +97,12 @@ _AS_STRIDED_SCATTER = ("PyTorch 2.13's as_strided_scatter backward gives input t
                        "positions and 0 elsewhere (the reverse of the forward, which keeps input only outside "
                        "them); torchshim returns the gradient of its forward (ops/view_copies.py)")
 
+_VANDER = ("PyTorch 2.13's vander backward fails ('one of the variables needed for gradient computation has "
+           "been modified by an inplace operation': its forward writes its own saved cumprod in place); "
+           "torchshim returns the gradient (ops/combinatorics.py)")
+
 GAPS = _gaps(
+    gap(_VANDER, "first-order backward: torch raised RuntimeError", "vander-float64-4"),
     gap(_AS_STRIDED_SCATTER, "first-order grad[0]",
         "as_strided_scatter-float64-3x4,2x2,(2,2),(1,2)"),
     gap(_OUT, _OUT_MSG,

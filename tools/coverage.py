@@ -97,7 +97,8 @@ PRIVATE_KERNEL = re.compile(r"^(cudnn_|miopen_|fbgemm_|mkldnn_|native_|quantized
 VIEW_COPY = re.compile(r"^(\w+)_copy$")
 SUB_BYTE = re.compile(r"^(bit|bits\w+|u?int[1-7]|float4_\w+|float8_e8m0fnu|float8_e4m3fnuz|float8_e5m2fnuz)$")
 OTHER_BACKENDS = re.compile(r"(_ipu_|_xla_|vulkan)")
-REMOVED = _words("eig symeig lstsq matrix_rank solve reinforce")
+REMOVED = _words("eig symeig lstsq matrix_rank solve reinforce NestedIOFunction")
+PROFILER_BACKEND = _words("ProfilerConfig ProfilerEvent")
 BUILD_INTERNALS = _words("""USE_GLOBAL_DEPS USE_RTLD_GLOBAL_WITH_LIBTORCH TYPE_CHECKING classproperty
     get_file_path prepare_multiprocessing_environment profiler_allow_cudagraph_cupti_lazy_reinit_cuda12
     thread_safe_generator has_lapack has_mkl has_openmp has_spectral""")
@@ -124,6 +125,8 @@ def _foreign(obj):
     if isinstance(obj, types.ModuleType):
         return False
     if type(obj).__module__ in ("typing", "typing_extensions", "__future__"):
+        return True
+    if isinstance(obj, (types.UnionType, types.GenericAlias)):  # a type alias (`MAP_LOCATION = A | B`)
         return True
     if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
         mod = getattr(obj, "__module__", None)
@@ -211,8 +214,16 @@ RULES = [
          "devices this machine cannot have; torch.cuda/mps/xpu answers stay in scope",
          _matches(OTHER_BACKENDS, ("torch",))),
     Rule("removed", "functions PyTorch removed but still binds to raise an error (torch.eig, symeig, lstsq, "
-         "matrix_rank, solve, Tensor.reinforce)", "they only raise in PyTorch too",
-         _in(REMOVED, ("torch", "Tensor"))),
+         "matrix_rank, solve, Tensor.reinforce), and autograd's legacy NestedIOFunction (a Function with "
+         "non-static forward_extended/backward_extended: calling it, or its apply, raises AttributeError in "
+         "PyTorch 2.13)", "they only raise in PyTorch too",
+         _in(REMOVED, ("torch", "Tensor", "autograd"))),
+    Rule("profiler-backend", "the C++ profiler's own config and record types in torch.autograd "
+         "(ProfilerConfig, ProfilerEvent): a ProfilerConfig is only passed to the private "
+         "`torch.autograd.profiler._enable_profiler*` functions, ProfilerEvents only come back from the "
+         "private `_disable_profiler_legacy`; neither has any other use",
+         "not API: scripts use torch.profiler / torch.autograd.profiler.profile, which torchshim has (with "
+         "its own recorder)", _in(PROFILER_BACKEND, ("autograd",))),
 ]
 
 

@@ -1,5 +1,7 @@
 """`torch._C`: the few names of PyTorch's extension module that Python code uses directly (the
 `__torch_function__` switches); torchshim has no C extension."""
+from .autograd.engine_flags import (  # noqa: F401
+    is_grad_layout_enforcement_enabled as _is_grad_layout_enforcement_enabled)
 from .ops._override import STATE as _STATE
 from .ops._subclass import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: F401
 from .ops._subclass import disabled_torch_function_impl as _disabled_torch_function_impl  # noqa: F401

@@ -64,8 +64,8 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
             _O.push_mode(mode)
         if r is not NotImplemented:
             return r
-    for t in types:
-        r = t.__torch_function__(public_api, types, args, kwargs)
+    for a in over:  # looked up on the argument, as PyTorch (a duck type's plain method is bound)
+        r = a.__torch_function__(public_api, types, args, kwargs)
         if r is not NotImplemented:
             return r
     name = f"{getattr(public_api, '__module__', '')}.{getattr(public_api, '__name__', public_api)}"

@@ -9,7 +9,7 @@ Difference: these types also have `_fields` (like `collections.namedtuple`); PyT
 from operator import itemgetter
 
 __all__ = ["max", "min", "median", "nanmedian", "mode", "kthvalue", "cummax", "cummin", "sort", "topk",
-           "aminmax", "frexp", "histogram", "qr", "svd", "geqrf", "triangular_solve", "lu_unpack"]
+           "aminmax", "frexp", "histogram"]
 
 
 class _StructSeq(tuple):
@@ -61,8 +61,3 @@ topk = _make("topk", _VI)
 aminmax = _make("aminmax", ("min", "max"))
 frexp = _make("frexp", ("mantissa", "exponent"))
 histogram = _make("histogram", ("hist", "bin_edges"))
-qr = _make("qr", ("Q", "R"))
-svd = _make("svd", ("U", "S", "V"))
-geqrf = _make("geqrf", ("a", "tau"))
-triangular_solve = _make("triangular_solve", ("solution", "cloned_coefficient"))
-lu_unpack = _make("lu_unpack", ("P", "L", "U"))

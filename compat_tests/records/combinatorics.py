@@ -1,5 +1,5 @@
 """Records for torchshim/ops/combinatorics.py (triangle indices, combinations, unravel_index, vander, the
-hsplit family, the unsafe splits and the window functions)."""
+hsplit family and the window functions)."""
 from harness import Arg, OpRecord
 
 F = ("float32", "float64")
@@ -22,7 +22,7 @@ RECORDS = [
                                         ((Arg((3,), d), 0), {}), ((Arg((2, 2), d),), {}),
                                         ((Arg((5,), d), 4), {})], F + ("int64",), method=False),
     OpRecord("unravel_index", lambda d: [((Arg((5,), d, 0, 11), (3, 4)), {}), ((Arg((2, 2), d, -12, 11), (3, 4)), {}),
-                                         ((Arg((3,), d, 0, 5), 6), {}), ((Arg((3,), d, 12, 14), (3, 4)), {})],
+                                         ((Arg((3,), d, 0, 5), 6), {}), ((Arg((4,), d, -14, 14), (3, 4)), {})],
              ("int64", "int32"), method=False),
     OpRecord("unravel_index", lambda d: [((Arg((3,), d), (3, 4)), {})], ("float32",), method=False),
     OpRecord("vander", lambda d: [((Arg((4,), d),), {}), ((Arg((4,), d), 3), {}),
@@ -34,10 +34,6 @@ RECORDS = [
              FI),
     OpRecord("dsplit", lambda d: [((Arg((2, 3, 4), d), 2), {}), ((Arg((2, 3, 4), d), [1, 3]), {}),
                                   ((Arg((3, 4), d), 2), {})], FI),
-    OpRecord("unsafe_split", lambda d: [((Arg((5, 4), d), 2), {}), ((Arg((5, 4), d), 3, 1), {})], FI),
-    OpRecord("unsafe_split_with_sizes", lambda d: [((Arg((5, 4), d), [2, 3]), {}),
-                                                   ((Arg((5, 4), d), [1, 3], 1), {})], FI),
-    OpRecord("unsafe_chunk", lambda d: [((Arg((5, 4), d), 2), {}), ((Arg((5, 4), d), 3, 1), {})], FI),
 ]
 
 
@@ -47,7 +43,8 @@ def _win(name, extra=()):
             kw["dtype"] = getattr(T, kw["dtype"])
         return getattr(T, name)(n, *args, **kw)
     cases = [((n,), {}) for n in (0, 1, 2, 5, 8)] + [((5, False), {}), ((6,), {"dtype": "float64"}),
-                                                       ((4,), {"dtype": "float16"}), ((-1,), {})]
+                                                       ((4,), {"dtype": "float16"}), ((7,), {"dtype": "bfloat16"}),
+                                                       ((-1,), {}), ((3,), {"dtype": "int64"})]
     cases += list(extra)
     return OpRecord(name, _none(*cases), ("float32",), method=False, call=call)
 

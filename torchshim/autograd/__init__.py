@@ -12,3 +12,6 @@ from . import function  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from . import anomaly_mode, graph  # noqa: F401
 from . import forward_ad  # noqa: F401
+from .engine_flags import (  # noqa: F401
+    enforce_grad_layout_policy, is_multithreading_enabled, is_view_replay_enabled, set_multithreading_enabled)
+from .._c_profiler import DeviceType, ProfilerActivity, ProfilerState, kineto_available  # noqa: F401

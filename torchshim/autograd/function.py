@@ -8,7 +8,6 @@ has an edge per tensor argument (`(None, 0)` in `next_functions` when that tenso
 """
 import functools
 
-from .. import _dtype as D
 from .._tensor import Tensor, filled
 from . import _node as N
 from .grad_mode import is_grad_enabled, no_grad, set_grad_enabled
@@ -72,6 +71,8 @@ class BackwardCFunction(FunctionCtx, N.Node):
             raise RuntimeError(N._FREED)
         if self._saved is None:
             return tuple(self.to_save)
+        if self._saved == ():  # inside forward: nothing is saved yet (PyTorch's empty tuple)
+            return ()
         out = []
         for i, s in enumerate(self._saved):
             if s is None:
@@ -100,9 +101,10 @@ class BackwardCFunction(FunctionCtx, N.Node):
             self._saved = None
 
     def apply(self, grads, create_graph):
+        # one gradient per output of forward, None for a non-tensor one (its meta is None); materialized
+        # gradients are zeros like the output, its dtype included (int64 zeros for an index output)
         if self.materialize_grads:
-            grads = [g if g is not None else filled(m[0], 0, m[1] if m[1].is_floating_point or m[1].is_complex
-                                                    else D.get_default_dtype(), m[2])
+            grads = [g if g is not None or m is None else filled(m[0], 0, m[1], m[2])
                      for g, m in zip(grads, self._out_meta)]
         backward = self._forward_cls.backward
         res = backward(self, *grads)
@@ -179,6 +181,7 @@ class Function(metaclass=_FunctionMeta):
         ctx = cls._backward_cls(cls)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         recording = is_grad_enabled() and any(ctx.needs_input_grad)
+        ctx._saved = ()  # `saved_tensors` inside forward: empty, as in PyTorch
         with no_grad():
             if _uses_setup_context(cls):
                 out = cls.forward(*args, **kwargs)
@@ -194,10 +197,19 @@ def _wrap_outputs(ctx, args, out, recording):
     inputs_by_id = {id(a): a for a in args if isinstance(a, Tensor)}
     dirty = {id(t) for t in ctx.dirty_tensors}
     non_diff = {id(t) for t in ctx.non_differentiable}
+    if not dirty <= {id(o) for o in outs}:
+        raise RuntimeError("Some elements marked as dirty during the forward method were not returned as "
+                           "output. The inputs that are modified inplace must all be outputs of the "
+                           "Function.")
+    for t in {id(t): t for t in ctx.dirty_tensors}.values():
+        t._vc.value += 1  # PyTorch bumps each dirty tensor's version once more
     if not recording:
+        grad_on = is_grad_enabled()
         for i, o in enumerate(outs):
             if isinstance(o, Tensor) and id(o) in inputs_by_id and id(o) not in dirty:
-                outs[i] = o  # no history to attach: the input itself comes back
+                # a new alias of the input: a view of it in grad mode, a plain alias under no_grad
+                outs[i] = _alias(o) if grad_on else Tensor._make(o._storage, o._shape, o._stride, o._offset,
+                                                                 o._dtype, o._vc, None, o._lens)
         _save(ctx, outs, recording=False)
         return tuple(outs) if is_tuple else outs[0]
     edges, slots = [], []  # one edge per tensor argument, (None, 0) where it needs no gradient, as PyTorch
@@ -209,23 +221,31 @@ def _wrap_outputs(ctx, args, out, recording):
             slots.append(None)
     ctx._edges = edges
     ctx._input_slots = slots
-    nr = 0
+    # every output of forward has a gradient slot (output_nr = its position; None meta: not a tensor)
+    view_kind = "multi" if sum(isinstance(o, Tensor) for o in outs) > 1 else "custom"
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
+            ctx._out_meta.append(None)
             continue
         marked = id(o) in non_diff  # before aliasing: the mark names the object forward returned
-        if id(o) in dirty:
+        is_dirty = id(o) in dirty
+        if is_dirty:
             if o._requires_grad and o._grad_fn is None and not o._diff_view:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                                    "operation.")
         elif id(o) in inputs_by_id:
             o = outs[i] = _alias(o)
-        ctx._out_meta.append((o._shape, o._dtype, o._storage.device))  # every tensor output gets a grad slot
+        ctx._out_meta.append((o._shape, o._dtype, o._storage.device))
         if marked or not (o._dtype.is_floating_point or o._dtype.is_complex):
             o._requires_grad = False
         else:
-            o._grad_fn, o._output_nr, o._requires_grad = ctx, nr, True
-        nr += 1
+            o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
+            if o._base is not None and not is_dirty:
+                # a view made in forward, or an input returned as is: its history is this node (not a strided
+                # read of its base), and writing through it, or using it after its base was modified in
+                # place, raises PyTorch's CreationMeta error (autograd/_creation_meta.py)
+                o._diff_view, o._grad_version = True, o._vc.value
+                o.__dict__["_cmeta"] = (view_kind, "", i)
     _save(ctx, outs, recording=True)
     return tuple(outs) if is_tuple else outs[0]
 

@@ -23,6 +23,13 @@ VAR_DEPENDENCY = "dependencies"
 MODULE_HUBCONF = "hubconf.py"
 _TRUSTED_REPO_OWNERS = ("facebookresearch", "facebookincubator", "pytorch", "fairinternal")
 _hub_dir = None
+
+
+def __getattr__(name):
+    if name == "tqdm":  # `tqdm.auto.tqdm` when installed, else PyTorch's fallback bar (hub/_progress.py)
+        from ._progress import get_tqdm
+        return get_tqdm()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 _builtin_list = list
 
 

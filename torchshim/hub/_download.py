@@ -15,6 +15,7 @@ import urllib.request
 import zipfile
 
 from ..serialization import load as _load
+from ._progress import get_tqdm
 
 __all__ = ["download_url_to_file", "load_state_dict_from_url", "HASH_REGEX", "READ_DATA_CHUNK", "TIMEOUT_S",
            "read_url"]
@@ -42,30 +43,31 @@ def read_json(url, headers=None):
 def download_url_to_file(url, dst, hash_prefix=None, progress=True):
     """`torch.hub.download_url_to_file(url, dst, hash_prefix=None, progress=True)`: download to a temporary
     file beside dst, check the SHA256 prefix (RuntimeError 'invalid hash value ...'), then move it to dst.
-    Network errors are urllib's (URLError / HTTPError), raised within TIMEOUT_S. `progress` prints the byte
-    count to stderr at the end (no tqdm bar)."""
+    Network errors are urllib's (URLError / HTTPError), raised within TIMEOUT_S. `progress` shows
+    `torch.hub.tqdm`'s bar on stderr."""
     dst = os.path.expanduser(dst)
     dst_dir = os.path.dirname(os.path.abspath(dst))
     sha256 = hashlib.sha256() if hash_prefix is not None else None
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(dst) + ".", suffix=".partial", dir=dst_dir)
-    total = 0
     try:
         with os.fdopen(fd, "wb") as f, _open(url) as u:
-            while True:
-                buf = u.read(READ_DATA_CHUNK)
-                if not buf:
-                    break
-                f.write(buf)
-                total += len(buf)
-                if sha256 is not None:
-                    sha256.update(buf)
+            length = u.info().get_all("Content-Length")
+            size = int(length[0]) if length else None
+            with get_tqdm()(total=size, disable=not progress, unit="B", unit_scale=True,
+                            unit_divisor=1024) as pbar:
+                while True:
+                    buf = u.read(READ_DATA_CHUNK)
+                    if not buf:
+                        break
+                    f.write(buf)
+                    if sha256 is not None:
+                        sha256.update(buf)
+                    pbar.update(len(buf))
         if sha256 is not None:
             digest = sha256.hexdigest()
             if digest[: len(hash_prefix)] != hash_prefix:
                 raise RuntimeError(f'invalid hash value (expected "{hash_prefix}", got "{digest}")')
         shutil.move(tmp, dst)
-        if progress:
-            sys.stderr.write(f"{total} bytes\n")
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)

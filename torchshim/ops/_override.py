@@ -116,8 +116,8 @@ def handle_torch_function(public, overloaded, args, kwargs):
     """Call `__torch_function__(public, types, args, kwargs)` of each overloaded argument's type until one
     returns something other than NotImplemented (PyTorch's order: subclasses before their bases)."""
     kinds = tuple(type(a) for a in overloaded)
-    for t in kinds:
-        result = t.__torch_function__(public, kinds, args, kwargs)
+    for a in overloaded:  # looked up on the argument, as PyTorch: a plain method of a duck type is bound
+        result = a.__torch_function__(public, kinds, args, kwargs)
         if result is not NotImplemented:
             return result
     raise TypeError(f"no implementation found for '{public_name(public)}' on types that implement "

@@ -1,14 +1,16 @@
 """Index and combination builders: `tril_indices`/`triu_indices`, `combinations`, `unravel_index`, `vander`,
-`hsplit`/`vsplit`/`dsplit`, `unsafe_split`/`unsafe_chunk`/`unsafe_split_with_sizes`, and the window
+`hsplit`/`vsplit`/`dsplit`, and the window
 functions (`hann_window`, `hamming_window`, `blackman_window`, `bartlett_window`, `kaiser_window`)."""
 import itertools
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _device as Dev
 from .. import _dtype as D
-from .._promotion import short_name
+from .._promotion import c_name, short_name
 from .._tensor import Tensor
 from . import _dispatch as P
 from ._dispatch import fresh
@@ -73,8 +75,6 @@ def combinations(input, r=2, with_replacement=False):
     gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.array(list(gen(range(input._shape[0]), r)), dtype=np.int64).reshape(-1, r)
     cols = [installed("index_select")(input, 0, _place(idx[:, k], D.int64, input.device)) for k in range(r)]
-    if r == 1:
-        return cols[0]
     return installed("stack")(cols, 1)
 
 
@@ -88,13 +88,8 @@ def unravel_index(indices, shape):
     shape = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError("'shape' cannot have negative values, but got " + str(shape))
-    total = math.prod(shape)
     a = np.asarray(indices._value).astype(np.int64)
-    if a.size and (a.min() < -total or a.max() >= total):
-        raise RuntimeError("'indices' must be in range [-{0}, {1})".format(total, total) if total else
-                           "'indices' must be empty when 'shape' is empty")
-    a = np.where(a < 0, a + total, a)
-    out = []
+    out = []  # PyTorch wraps out-of-range and negative indices per dim (floor modulo), no error
     for s in reversed(shape):
         out.append(a % s if s else a)
         a = a // s if s else a
@@ -168,89 +163,116 @@ def dsplit(input, indices_or_sections):
     return _split_dims("dsplit", input, indices_or_sections, 2, 3)
 
 
-@register("unsafe_split", kind="composite")
-def unsafe_split(input, split_size, dim=0):
-    """`torch.unsafe_split(input, split_size, dim=0)`: `split` (PyTorch skips the view checks; torchshim's
-    results are the same views)."""
-    return tuple(installed("split")(input, split_size, dim))
-
-
-@register("unsafe_split_with_sizes", kind="composite")
-def unsafe_split_with_sizes(input, split_sizes, dim=0):
-    """`torch.unsafe_split_with_sizes(input, split_sizes, dim=0)`: `split_with_sizes`."""
-    return tuple(installed("split_with_sizes")(input, split_sizes, dim))
-
-
-@register("unsafe_chunk", kind="composite")
-def unsafe_chunk(input, chunks, dim=0):
-    """`torch.unsafe_chunk(input, chunks, dim=0)`: `chunk`."""
-    return tuple(installed("chunk")(input, chunks, dim))
-
-
 # ---- windows ---------------------------------------------------------------------------------------------
 def _window(name, n, periodic, dtype, device, requires_grad, fn):
     if n < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={n}")
     dtype = D.get_default_dtype() if dtype is None else dtype
     if not dtype.is_floating_point:
-        raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
+        raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype={c_name(dtype)}, "
+                           "device=cpu, layout=Strided (default), requires_grad=false (default), "
+                           "pinned_memory=false, memory_format=(nullopt))")
     if n == 0:
-        vals = np.zeros(0)
+        vals = jnp.zeros(0, dtype.np)
     elif n == 1:
-        vals = np.ones(1)
+        vals = jnp.ones(1, dtype.np)
     else:
         m = n + 1 if periodic else n
+        vals = fn(_Steps(dtype.np), m)[:n]
+    dev = Dev.canonical(device)
+    t = fresh(jax.device_put(jnp.asarray(vals, dtype.np), Dev.to_jax(dev)), dtype, dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+class _Steps:
+    """PyTorch's window arithmetic in the window's dtype: each step computed in float32 (float64 for double)
+    and rounded to the dtype, as its half/bfloat16 CPU kernels do."""
+
+    def __init__(self, dt):
+        self.dt = dt
+        self.ct = jnp.float64 if dt == jnp.float64 else jnp.float32
+
+    def r(self, x):
+        return jnp.asarray(x, self.ct).astype(self.dt)
+
+    def arange(self, m):
+        return jnp.arange(m).astype(self.dt)
+
+    def mul(self, x, c):
+        return self.r(x.astype(self.ct) * c)
+
+    def add(self, x, c):  # add's Python scalar is read in the tensor's dtype first
+        return self.r(x.astype(self.ct) + self.r(c).astype(self.ct))
+
+    def cos(self, x):
+        return self.r(jnp.cos(x.astype(self.ct)))
+
+    def sub(self, x, y):
+        return self.r(x.astype(self.ct) - y.astype(self.ct))
+
+
+def _hamming(alpha, beta):
+    def fn(s, m):
+        return s.add(s.mul(s.cos(s.mul(s.arange(m), math.pi * 2.0 / (m - 1))), -beta), alpha)
+    return fn
+
+
+def _blackman(s, m):
+    w = s.mul(s.arange(m), math.pi / (m - 1))
+    return s.add(s.sub(s.mul(s.cos(s.mul(w, 4)), 0.08), s.mul(s.cos(s.mul(w, 2)), 0.5)), 0.42)
+
+
+def _bartlett(s, m):
+    w = s.mul(s.arange(m), 2.0 / (m - 1))
+    half = ((m - 1) >> 1) + 1
+    return jnp.concatenate([w[:half], s.add(s.mul(w[half:], -1), 2)])
+
+
+def _kaiser(beta):
+    def fn(s, m):
         k = np.arange(m, dtype=np.float64)
-        vals = fn(k, m)[:n]
-    return _place(vals.astype(np.float64), dtype, device, requires_grad)
-
-
-def _cos_window(*coefs):
-    def fn(k, m):
-        w = np.zeros_like(k)
-        for i, c in enumerate(coefs):
-            w = w + c * np.cos(2 * math.pi * i * k / (m - 1))
-        return w
+        alpha = (m - 1) / 2
+        w = np.i0(beta * np.sqrt(np.clip(1 - ((k - alpha) / alpha) ** 2, 0, None))) / np.i0(beta)
+        return s.r(w.astype(np.float32) if s.ct == jnp.float32 else w)
     return fn
 
 
 @register("hann_window", method=False, kind="creation")
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
     """`torch.hann_window(window_length, periodic=True, *, dtype=None, layout=torch.strided, device=None,
-    requires_grad=False)`."""
-    return _window("hann_window", window_length, periodic, dtype, device, requires_grad,
-                   _cos_window(0.5, -0.5))
+    requires_grad=False)`: 0.5 - 0.5 cos(2 pi k / (N - 1)) (N = window_length + 1 when periodic, last point
+    dropped)."""
+    return _window("hann_window", window_length, periodic, dtype, device, requires_grad, _hamming(0.5, 0.5))
 
 
 @register("hamming_window", method=False, kind="creation")
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None,
                    device=None, requires_grad=False):
-    """`torch.hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, ...)`."""
+    """`torch.hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, ...)`: alpha -
+    beta cos(2 pi k / (N - 1))."""
     return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
-                   _cos_window(alpha, -beta))
+                   _hamming(alpha, beta))
 
 
 @register("blackman_window", method=False, kind="creation")
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     requires_grad=False):
     """`torch.blackman_window(window_length, periodic=True, *, dtype=None, ...)`."""
-    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad,
-                   _cos_window(0.42, -0.5, 0.08))
+    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad, _blackman)
 
 
 @register("bartlett_window", method=False, kind="creation")
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     requires_grad=False):
-    """`torch.bartlett_window(window_length, periodic=True, *, dtype=None, ...)`."""
-    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad,
-                   lambda k, m: 1 - np.abs(2 * k / (m - 1) - 1))
+    """`torch.bartlett_window(window_length, periodic=True, *, dtype=None, ...)`: the triangular window."""
+    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad, _bartlett)
 
 
 @register("kaiser_window", method=False, kind="creation")
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
                   requires_grad=False):
-    """`torch.kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, ...)`."""
-    def fn(k, m):
-        alpha = (m - 1) / 2
-        return np.i0(beta * np.sqrt(np.clip(1 - ((k - alpha) / alpha) ** 2, 0, None))) / np.i0(beta)
-    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, fn)
+    """`torch.kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, ...)`: I0(beta sqrt(1 -
+    ((k - a) / a)^2)) / I0(beta), a = (N - 1) / 2."""
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, _kaiser(beta))

@@ -13,21 +13,13 @@ import socket
 import time
 import warnings
 
+from .._c_profiler import ProfilerActivity, kineto_available
 from ._events import Recorder
 from ._record import record_function
+from ._step_tracker import KinetoStepTracker
 
 __all__ = ["ProfilerAction", "ProfilerActivity", "schedule", "profile", "tensorboard_trace_handler",
            "supported_activities", "kineto_available"]
-
-
-class ProfilerActivity(enum.Enum):
-    """`torch.profiler.ProfilerActivity`."""
-    CPU = 0
-    XPU = 1
-    MTIA = 2
-    CUDA = 3
-    HPU = 4
-    PrivateUse1 = 5
 
 
 class ProfilerAction(enum.Enum):
@@ -42,11 +34,6 @@ class ProfilerAction(enum.Enum):
 def supported_activities():
     """`torch.profiler.supported_activities()`: {CPU} (torchshim times CPU-side spans only)."""
     return {ProfilerActivity.CPU}
-
-
-def kineto_available():
-    """`torch.profiler.kineto_available()`: False (no Kineto; torchshim's own recorder)."""
-    return False
 
 
 def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0):
@@ -79,6 +66,7 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
     return schedule_fn
 
 
+_PROFILER_STEP_NAME = "ProfilerStep"  # this profiler's requester in KinetoStepTracker
 _warned = [False]  # PyTorch warns once per process
 
 
@@ -194,6 +182,7 @@ class profile:
 
     def start(self):
         """Begin profiling (the context manager's enter)."""
+        KinetoStepTracker.init_step_count(_PROFILER_STEP_NAME)
         self._transit(ProfilerAction.NONE, self.current_action)
         if self.record_steps:
             self.step_rec_fn = record_function("ProfilerStep#" + str(self.step_num))
@@ -204,6 +193,7 @@ class profile:
         if self.record_steps and self.step_rec_fn:
             self.step_rec_fn.__exit__(None, None, None)
         self._transit(self.current_action, None)
+        KinetoStepTracker.erase_step_count(_PROFILER_STEP_NAME)
 
     def step(self):
         """Signal the end of a step: advance the schedule (closing/starting recording spans)."""

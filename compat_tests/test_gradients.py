@@ -93,9 +93,10 @@ _METHOD_THRU = "{_thru.f{call=getattr(x,name)(*a,**kw){name='%s'}}}"
 _METHOD_INTO = "{_into.f{call=getattr(x,name)(*a,**kw){name='%s'}}}"
 _RANDOM_CALL = "{_meta(getattr(T,name)(*xs,**_lib_kw(T,kw)),lo,hi,clo~%s}"
 
-_AS_STRIDED_SCATTER = ("PyTorch 2.13's as_strided_scatter backward gives input the gradient at the scattered "
-                       "positions and 0 elsewhere (the reverse of the forward, which keeps input only outside "
-                       "them); torchshim returns the gradient of its forward (ops/view_copies.py)")
+_AS_STRIDED_SCATTER = ("PyTorch 2.13's as_strided_scatter backward gives input the gradient at the "
+                       "scattered positions and 0 elsewhere (the reverse of the forward, which keeps input "
+                       "only outside them); torchshim returns the gradient of its forward "
+                       "(ops/view_copies.py)")
 
 _VANDER = ("PyTorch 2.13's vander backward fails ('one of the variables needed for gradient computation has "
            "been modified by an inplace operation': its forward writes its own saved cumprod in place); "

@@ -363,3 +363,27 @@ def test_hub_download_progress(tmp_path, monkeypatch):
         T.hub.download_url_to_file(src.as_uri(), str(dst), progress=False)
         outs.append((err.getvalue(), dst.read_bytes() == src.read_bytes()))
     assert outs[1] == outs[0]
+
+
+# ---- torch.fx ----------------------------------------------------------------------------------------------
+def _immutable(T):
+    import copy
+    import pickle
+    ic = __import__(T.__name__ + ".fx.immutable_collections", fromlist=["x"])
+    lst, dct = ic.immutable_list([1, 2]), ic.immutable_dict(a=1)
+    out = []
+    for f in (lambda: lst.append(3), lambda: lst.__setitem__(0, 1), lambda: dct.__setitem__("b", 2),
+              lambda: dct.update(b=2), lambda: lst.sort(), lambda: dct.pop("a"), lambda: lst.__iadd__([1])):
+        try:
+            f()
+        except TypeError as e:
+            out.append(str(e))
+    out += [repr(lst), repr(dct), hash(lst) == hash((1, 2)), hash(dct) == hash(frozenset({"a": 1}.items())),
+            type(lst + [3]).__name__, type(lst[0:1]).__name__, type(copy.copy(dct)).__name__,
+            type(pickle.loads(pickle.dumps(lst))).__name__, pickle.loads(pickle.dumps(dct)) == dct,
+            sorted(ic.__all__)]
+    return out
+
+
+def test_fx_immutable_collections():
+    _same(_immutable)

@@ -52,7 +52,8 @@ def test_typename_and_storage():
         assert T.typename(x) == "torch.DoubleTensor"
         assert T.is_storage(x.untyped_storage()) and not T.is_storage(x)
         assert T.is_tensor(x) and not T.is_tensor(x.tolist())
-    assert torchshim.typename(torchshim.nn.Linear) == torch.typename(torch.nn.Linear).replace("torch", "torchshim")
+    shim = torchshim.typename(torchshim.nn.Linear)
+    assert shim == torch.typename(torch.nn.Linear).replace("torch", "torchshim")
     assert torchshim.typename(3) == torch.typename(3) == "int"
 
 

@@ -84,7 +84,8 @@ class set_grad_enabled(_GradModeBase):
 
 
 def is_inference_mode_enabled():
-    """`torch.is_inference_mode_enabled()`: whether an `inference_mode(True)` block is active in this thread."""
+    """`torch.is_inference_mode_enabled()`: whether an `inference_mode(True)` block is active in this
+    thread."""
     return _state.inference
 
 

@@ -177,7 +177,8 @@ def records_node(op):
 
 # PyTorch's argument parser takes NumPy's keyword names for these parameters (python_arg_parser's numpy
 # compatibility names), in every native function and method: `x.sum(axis=0, keepdims=True)`
-_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input",
+                "x2": "other"}
 
 
 def numpy_keywords(fn, name):

@@ -227,7 +227,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 @register("bucketize", out=True, method=False, kind="composite")
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """`torch.bucketize(input, boundaries, *, out_int32=False, right=False, out=None)`: the bucket of each
-    value of input among the 1-d increasing `boundaries` (right=False: boundaries[i-1] < x <= boundaries[i])."""
+    value of input among the 1-d increasing `boundaries` (right=False: boundaries[i-1] < x <=
+    boundaries[i])."""
     _need("bucketize", boundaries, 2, "boundaries")
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")

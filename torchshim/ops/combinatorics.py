@@ -144,8 +144,8 @@ def hsplit(input, indices_or_sections):
     int must divide the size."""
     _need("hsplit", input, 1, "input")
     if input.ndim == 0:
-        raise RuntimeError("torch.hsplit requires a tensor with at least 1 dimension, but got a tensor with 0 "
-                           "dimensions!")
+        raise RuntimeError("torch.hsplit requires a tensor with at least 1 dimension, but got a tensor with "
+                           "0 dimensions!")
     return _split_dims("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
 
 
@@ -250,8 +250,8 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
 @register("hamming_window", method=False, kind="creation")
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None,
                    device=None, requires_grad=False):
-    """`torch.hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, ...)`: alpha -
-    beta cos(2 pi k / (N - 1))."""
+    """`torch.hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, ...)`:
+    alpha - beta cos(2 pi k / (N - 1))."""
     return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
                    _hamming(alpha, beta))
 

@@ -21,8 +21,7 @@ from ._loss_common import raising_guard
 from .nn_activation import inplace_variant
 from ._registry import installed, register
 
-__all__ = ["square", "addcmul", "addcdiv", "gcd", "lcm", "logaddexp", "logaddexp2", "heaviside", "frexp",
-           "ldexp", "nextafter", "igamma", "igammac", "polygamma", "mvlgamma"]
+__all__ = ["square", "addcmul", "addcdiv", "heaviside", "frexp", "ldexp", "polygamma", "mvlgamma"]
 
 
 def _is_int(d):
@@ -101,11 +100,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor) and _is_int(tensor1._dtype) \
             and _is_int(tensor2._dtype):
         raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
-            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
-            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input "
-            "+ value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
-            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+            "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+            "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+            "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior "
+            "is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.")
     return _addc("addcdiv", _addcdiv_k, input, tensor1, tensor2, value)
 
 
@@ -171,8 +170,8 @@ register("igamma", inplace=True, out=True, kind="pointwise")(_checked_binary(
         "other). No gradient for input, as in PyTorch."))
 register("igammac", inplace=True, out=True, kind="pointwise")(_checked_binary(
     "igammac", _igamma_fn(True),
-    doc="`torch.igammac(input, other, *, out=None)`: the regularized upper incomplete gamma function Q(input, "
-        "other). No gradient for input, as in PyTorch."))
+    doc="`torch.igammac(input, other, *, out=None)`: the regularized upper incomplete gamma function "
+        "Q(input, other). No gradient for input, as in PyTorch."))
 
 
 _heaviside_guard = raising_guard(RuntimeError, "derivative for aten::heaviside is not implemented")

@@ -191,8 +191,9 @@ def _no_backend(msg, exc):
 add_tensor_method("xpu", _no_backend("Torch not compiled with XPU enabled", AssertionError))
 add_tensor_method("ipu", _no_backend("PyTorch is not linked with support for ipu devices", RuntimeError))
 add_tensor_method("mtia", _no_backend(
-    "Torch not compiled with MTIA enabled. Ensure you have `import mtia.host_runtime.torch_mtia.dynamic_library` "
-    "in your python src file and include `//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!",
+    "Torch not compiled with MTIA enabled. Ensure you have "
+    "`import mtia.host_runtime.torch_mtia.dynamic_library` in your python src file and include "
+    "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!",
     AssertionError))
 
 

@@ -53,8 +53,8 @@ def aminmax(input, *, dim=None, keepdim=False):
         dims = (d,) if nd else ()
         empty = nd > 0 and input._shape[d] == 0
     if empty:
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
-                           "identity.")
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+                           "no identity.")
     a = input._value
     if input._dtype is D.bool_:
         mn, mx = _aminmax_k(a.astype(jnp.uint8), dims=dims, keepdim=bool(keepdim))
@@ -108,17 +108,18 @@ def _cov(input, correction, fweights, aweights):
     for w, name in ((fweights, "fweights"), (aweights, "aweights")):
         if w is not None:
             if w.ndim > 1:
-                raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
-                                   f"{w.ndim} dimensions")
+                raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} "
+                                   f"with {w.ndim} dimensions")
             if w.numel() != n:
-                raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in "
-                                   f"the input but got {w.numel()} != {n}")
+                raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations "
+                                   f"in the input but got {w.numel()} != {n}")
     rdt = _float_of(input._dtype)
     wn = (fweights._value.astype(int).sum() if fweights is not None else None)
+    traced = isinstance(wn, jax.core.Tracer)
     if fweights is None and aweights is None and n - correction <= 0 or \
-            wn is not None and aweights is None and not isinstance(wn, jax.core.Tracer) and wn - correction <= 0:
-        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
-                      "observations.", UserWarning, stacklevel=3)
+            wn is not None and aweights is None and not traced and wn - correction <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number "
+                      "of observations.", UserWarning, stacklevel=3)
     out = _cov_k(input._value, None if fweights is None else fweights._value,
                  None if aweights is None else aweights._value, correction=int(correction), rdt=rdt.np,
                  has_f=fweights is not None, has_a=aweights is not None)
@@ -153,8 +154,8 @@ def corrcoef(input):
     for real input)."""
     _need("corrcoef", input, 1, "input")
     if input.ndim > 2:
-        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
-                           f"{input.ndim} dimensions")
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input "
+                           f"with {input.ndim} dimensions")
     rdt = _float_of(input._dtype)
     return fresh(_corrcoef_k(input._value, rdt=rdt.np), rdt, input._storage.device)
 
@@ -219,8 +220,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     if input._dtype not in (D.float32, D.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in _INTERP:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
-                           f"but got {interpolation}")
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or "
+                           f"nearest, but got {interpolation}")
     scalar_q = not isinstance(q, Tensor)
     if scalar_q:
         if not 0 <= q <= 1:
@@ -306,7 +307,8 @@ def logcumsumexp(input, dim):
     """`torch.logcumsumexp(input, dim, *, out=None)`: log(cumsum(exp(input))) along dim, computed stably."""
     _need("logcumsumexp", input, 1, "input")
     if not (input._dtype.is_floating_point or input._dtype.is_complex):
-        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{short_name(input._dtype)}'")
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                                  f"'{short_name(input._dtype)}'")
     d = _wrap_dim(dim, input.ndim) % max(input.ndim, 1)
     return fresh(_lcse_k(input._value, dim=d), input._dtype, input._storage.device)
 
@@ -410,7 +412,8 @@ def _trapz(name, y, x, dx, dim, cumulative):
 def _check_x(name, y, x):
     if x is not None and not isinstance(x, Tensor):
         raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(y).__name__}, "
-                        f"{type(x).__name__}), but expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n"
+                        f"{type(x).__name__}), but expected one of:\n"
+                        " * (Tensor y, Tensor x, *, int dim = -1)\n"
                         " * (Tensor y, *, Number dx = 1, int dim = -1)\n")
 
 
@@ -471,13 +474,14 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     rdt = P.promote(P.DEFAULT, (input, vec1, vec2))[1]
     if rdt is not D.bool_ and not (rdt.is_floating_point or rdt.is_complex):
         if isinstance(beta, float) or isinstance(alpha, float):
-            raise RuntimeError("For integral input tensors, argument beta must not be a floating point number.")
+            raise RuntimeError("For integral input tensors, argument beta must not be a floating point "
+                               "number.")
     shape = (vec1._shape[0], vec2._shape[0])
     try:
         jnp.broadcast_shapes(input._shape, shape)
     except ValueError:
-        raise RuntimeError(f"The size of tensor a ({input._shape[-1] if input.ndim else 1}) must match the size "
-                           f"of tensor b ({shape[-1]}) at non-singleton dimension "
+        raise RuntimeError(f"The size of tensor a ({input._shape[-1] if input.ndim else 1}) must match the "
+                           f"size of tensor b ({shape[-1]}) at non-singleton dimension "
                            f"{max(input.ndim, 2) - 1}") from None
     r = _addr_k(input._value, vec1._value, vec2._value, beta=beta, alpha=alpha, rdt=rdt.np)
     return fresh(r, rdt, input._storage.device)

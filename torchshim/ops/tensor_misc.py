@@ -112,7 +112,8 @@ def put(input, index, source, accumulate=False):
         a = np.asarray(idx)
         bad = a[(a >= n) | (a < -n)]
         if bad.size:
-            raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of {n} elements.")
+            raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of {n} "
+                             "elements.")
     return fresh(_put_k(input._value, idx, source._value, accumulate=bool(accumulate)), input._dtype,
                  input._storage.device)
 

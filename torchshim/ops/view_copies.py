@@ -95,7 +95,8 @@ def _set_k(a, s, idx):
 def _normdim(dim, nd):
     n = max(nd, 1)
     if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                         f"{dim})")
     return dim % n
 
 

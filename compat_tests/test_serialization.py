@@ -177,6 +177,7 @@ def test_whole_module_both_ways(legacy):
     assert isinstance(loaded, torchshim.nn.Sequential) and repr(loaded) == repr(tm)
     np.testing.assert_allclose(loaded(torchshim.tensor(x)).detach().numpy(),
                                tm(torch.tensor(x)).detach().numpy(), rtol=1e-6)
+    torchshim.manual_seed(0)
     sm = torchshim.nn.Sequential(torchshim.nn.Linear(2, 4), torchshim.nn.Tanh())
     back = torch.load(io.BytesIO(_saved(torchshim, sm, **kw)), weights_only=False)
     assert isinstance(back, torch.nn.Sequential) and repr(back) == repr(sm)

@@ -74,6 +74,8 @@ QUANTIZED = _words("""ao quantization quantized qat quantizable intrinsic dequan
     per_tensor_symmetric per_channel_symmetric empty_quantized""")
 NAMED = _words("names rename rename_ refine_names align_to align_as has_names")
 NESTED = _words("nested to_padded_tensor")
+# torch submodules that are prototypes or deployment formats no script needs to run (issue 10's decision)
+PROTOTYPE_MODULES = _words("masked monitor package")
 TORCHSCRIPT = _words("""AliasDb AnyType Argument ArgumentSpec AwaitType Block BoolType CallStack Capsule
     ClassType Code CompilationUnit CompleteArgumentSpec ComplexType ConcreteModuleType
     ConcreteModuleTypeBuilder
@@ -189,6 +191,11 @@ RULES = [
          "no quantized kernels on JAX; out of scope", _in(QUANTIZED)),
     Rule("named-tensors", "named tensors (prototype API)", "out of scope", _in(NAMED)),
     Rule("nested-tensors", "nested (jagged) tensors", "another layout; out of scope", _in(NESTED)),
+    Rule("prototype-modules", "torch.masked (MaskedTensor, a prototype layout), torch.monitor (a prototype "
+         "API for C++ event/counter telemetry handlers), torch.package (torch::deploy's hermetic model "
+         "archives)", "prototypes and a deployment format outside what a training or inference script "
+         "runs; torch.package archives hold pickled code for PyTorch's own runtime",
+         _in(PROTOTYPE_MODULES, ("torch",))),
     Rule("torchscript-ir", "TorchScript IR, schema, dispatcher and JIT-runtime types of torch._C (Graph, "
          "Node, ScriptModule, ListType, the script-module containers ModuleDict/ParameterDict/BufferDict, "
          "...), "

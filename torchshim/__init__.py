@@ -26,7 +26,6 @@ autograd.has_torch_function, autograd.handle_torch_function = overrides.has_torc
     overrides.handle_torch_function
 autograd.is_tensor_like = overrides.is_tensor_like
 
-__version__ = "2.13.0+torchshim.0.1.0"
 from . import return_types  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401  (torch.vmap)
@@ -50,3 +49,18 @@ from .compiler import compile  # noqa: E402,F401  (torch.compile: validated, run
 from . import profiler  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler  # noqa: E402,F401  (torch.autograd.profiler)
 from . import hub  # noqa: E402,F401
+# torch.* submodules and objects that are not ops (issue 10; compat_tests/test_torch_modules.py)
+from ._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
+from ._errors import AcceleratorError, FatalError, OutOfMemoryError  # noqa: E402,F401
+from .amp import GradScaler  # noqa: E402,F401  (torch.GradScaler is torch.amp.GradScaler)
+from . import accelerator, mps, mtia, xpu  # noqa: E402,F401
+from ._streams import Event, Stream  # noqa: E402,F401
+from ._device_module import get_device_module  # noqa: E402,F401
+from ._higher_order_ops import cond, while_loop  # noqa: E402,F401
+from . import export  # noqa: E402,F401
+from ._buffers import from_file, frombuffer  # noqa: E402,F401
+from . import functional, futures, random, signal, types, version, torch_version  # noqa: E402,F401
+from .autograd.anomaly_mode import (  # noqa: E402,F401
+    is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled)
+from ._default_tensor_type import set_default_tensor_type  # noqa: E402,F401
+__version__ = version.__version__  # a TorchVersion: compares with "2.1" and (2, 1), as torch.__version__

@@ -16,6 +16,7 @@ from ._promotion import can_cast, promote_types, result_type  # noqa: F401
 from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                       set_rng_state)
 from ._tensor import Size, Tensor  # noqa: F401
+from ._dlpack import from_dlpack, to_dlpack  # noqa: F401  (also Tensor.__dlpack__, before install())
 from ._tensor_str import set_printoptions  # noqa: F401
 from ._warnings import is_warn_always_enabled, set_warn_always  # noqa: F401
 from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401

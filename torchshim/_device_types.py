@@ -4,8 +4,8 @@ from . import _device as Dev
 from . import cuda
 
 # every device type torch.device parses (PyTorch's list, in its order)
-DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
-                "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+                "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
 
 
 def device_type_index(d):

@@ -47,11 +47,13 @@ def _meta(x):
 def _check_body(out, carried):
     outs, ins = _leaves(out), _leaves(carried)
     if len(outs) != len(ins):
-        raise RuntimeError(f"Expected body_fn_output and carried_inputs to have same number of outputs but got "
+        raise RuntimeError(f"Expected body_fn_output and carried_inputs to have same number of outputs "
+                           "but got "
                            f"lhs:{outs} and rhs:{ins}")
     for i, (o, c) in enumerate(zip(outs, ins)):
         if _meta(o) != _meta(c):
-            raise RuntimeError(f"Expected body_fn_output and carried_inputs to have same metadata but found:\n"
+            raise RuntimeError(f"Expected body_fn_output and carried_inputs to have same metadata but "
+                               "found:\n"
                                f"pair[{i}] differ: {_meta(o)} vs {_meta(c)}")
 
 
@@ -74,7 +76,8 @@ def while_loop(cond_fn, body_fn, carried_inputs):
     leaves = _leaves(carried_inputs)
     bad = [type(t) for t in leaves if not isinstance(t, (Tensor, int)) or isinstance(t, bool)]
     if bad:
-        raise AssertionError(f"{leaves} can only be of ({Tensor}, {int}) but got ({', '.join(map(str, bad))},)")
+        got = ", ".join(map(str, bad))
+        raise AssertionError(f"{leaves} can only be of ({Tensor}, {int}) but got ({got},)")
     if not isinstance(carried_inputs, (tuple, list)):
         raise RuntimeError(f"carried_inputs must be a tuple or list but got {type(carried_inputs)}")
     vals = tuple(carried_inputs)

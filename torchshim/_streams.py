@@ -39,8 +39,10 @@ class Stream:
     """`torch.Stream(device=None, *, priority=0)`: an in-order queue of work on a device (see the module
     docstring for what it does here)."""
 
-    def __init__(self, device=None, *, priority=0):
-        self.device_type, self.device_index = _resolve(device)
+    def __init__(self, *args, device=None, priority=0):
+        if len(args) > 1:
+            raise TypeError(f"Stream() takes from 0 to 1 positional arguments but {len(args)} were given")
+        self.device_type, self.device_index = _resolve(args[0] if args else device)
         self.priority = priority
         self.stream_id = 0
 

@@ -52,7 +52,8 @@ class Future:
     def _complete(self, result, error):
         with self._cond:
             if self._done:
-                raise RuntimeError("Attempting to mark a completed Future as complete again. Note that a Future "
+                raise RuntimeError("Attempting to mark a completed Future as complete again. Note that "
+                                   "a Future "
                                    "can only be marked completed once.")
             self._result, self._error, self._done = result, error, True
             callbacks, self._callbacks = self._callbacks, []

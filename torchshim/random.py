@@ -37,10 +37,12 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         count = device_mod.device_count()
         if count > 1 and not _fork_rng_warned[0]:
             up = device_type.upper()
-            warnings.warn(f"{up} reports that you have {count} available devices, and you have used {_caller} "
+            warnings.warn(f"{up} reports that you have {count} available devices, and you have used "
+                          f"{_caller} "
                           f"without explicitly specifying which devices are being used. For safety, we "
                           f"initialize *every* {up} device by default, which can be quite slow if you have a "
-                          f"lot of {up}s. If you know that you are only making use of a few {up} devices, set "
+                          f"lot of {up}s. If you know that you are only making use of a few {up} "
+                          "devices, set "
                           f"the environment variable {up}_VISIBLE_DEVICES or the '{_devices_kw}' keyword "
                           f"argument of {_caller} with the set of devices you are actually using.",
                           stacklevel=3)

@@ -9,7 +9,7 @@ Difference: these types also have `_fields` (like `collections.namedtuple`); PyT
 from operator import itemgetter
 
 __all__ = ["max", "min", "median", "nanmedian", "mode", "kthvalue", "cummax", "cummin", "sort", "topk",
-           "aminmax", "frexp", "histogram"]
+           "aminmax", "frexp", "histogram", "triangular_solve"]
 
 
 class _StructSeq(tuple):
@@ -61,3 +61,4 @@ topk = _make("topk", _VI)
 aminmax = _make("aminmax", ("min", "max"))
 frexp = _make("frexp", ("mantissa", "exponent"))
 histogram = _make("histogram", ("hist", "bin_edges"))
+triangular_solve = _make("triangular_solve", ("solution", "cloned_coefficient"))

@@ -4,7 +4,8 @@ functions that need a device raise PyTorch's AssertionError ("Torch not compiled
 import collections
 
 __all__ = ["is_available", "device_count", "is_initialized", "init", "synchronize", "current_device",
-           "set_device", "get_device_name", "get_device_properties", "get_device_capability", "current_stream",
+           "set_device", "get_device_name", "get_device_properties", "get_device_capability",
+           "current_stream",
            "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
            "set_rng_state", "get_rng_state_all", "empty_cache", "memory_allocated", "max_memory_allocated",
            "memory_reserved", "memory_stats", "mem_get_info", "is_bf16_supported", "is_tf32_supported",

@@ -243,7 +243,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             else:
                 outs = node.apply(grads, create_graph)
                 outs = _validate(node, list(outs))
-                if N.anomaly_enabled():
+                if N.anomaly_enabled() and getattr(N._anomaly, "check_nan", True):
                     _check_nan(node, outs)
             if node._hooks:
                 for fn in list(node._hooks.values()):

@@ -13,7 +13,19 @@ def is_anomaly_enabled():
 
 
 def is_anomaly_check_nan_enabled():
-    return anomaly_enabled() and getattr(_anomaly, "check_nan", True)
+    """`torch.is_anomaly_check_nan_enabled() -> bool`: the check_nan flag of anomaly mode (True by default,
+    also while anomaly mode is off, as in PyTorch)."""
+    return getattr(_anomaly, "check_nan", True)
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """`torch.set_anomaly_enabled(enabled: bool, check_nan: bool = True)`: switch anomaly mode (what
+    `torch.autograd.set_detect_anomaly` does), with PyTorch's TypeError for non-bool arguments."""
+    for pos, (name, v) in enumerate((("enabled", enabled), ("check_nan", check_nan)), 1):
+        if not isinstance(v, bool):
+            raise TypeError(f"set_anomaly_enabled(): argument '{name}' (position {pos}) must be bool, not "
+                            f"{type(v).__name__}")
+    _anomaly.enabled, _anomaly.check_nan = enabled, check_nan
 
 
 class detect_anomaly:

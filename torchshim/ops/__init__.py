@@ -5,4 +5,4 @@ from . import einsum, linalg_addmm, linalg_matrix, slicing  # noqa: F401
 from . import nn_activation, nn_attention, nn_conv, nn_distance, nn_dropout, nn_embedding, nn_linear, nn_loss, nn_norm, nn_pooling, nn_rnn, nn_vision  # noqa: F401,E501
 from . import conversion, legacy_types, subscript  # noqa: F401
 from . import _subclass  # noqa: F401  (Tensor.__torch_function__, as_subclass, _make_subclass)
-from . import predicates, pointwise_more, view_copies, binning, statistics, combinatorics, tensor_misc  # noqa: F401
+from . import predicates, pointwise_more, view_copies, binning, statistics, combinatorics, tensor_misc, linalg_legacy  # noqa: F401,E501

@@ -47,9 +47,6 @@ _OUT_MSG = "functions with out=... arguments don't support automatic differentia
 _LEAF = ("in-place op on a leaf requiring grad: PyTorch raises 'a leaf Variable that requires grad is being "
          "used in an in-place operation.' before the op's own checks; the shape checks of ops/linalg.py "
          "(addmm_, addmv_, baddbmm_) and movement.py (tril_, triu_) run first in torchshim")
-_MULTIVIEW = ("in-place write to an output of split/chunk/unbind (multi-output views): PyTorch raises "
-              "'Output 0 of Split is a view and is being modified inplace...', torchshim allows it "
-              "(autograd/_inplace.py, lead)")
 _SHAPE_ARG = ("an argument used for its shape/dtype only (expand_as/reshape_as/view_as/type_as `other`): "
               "PyTorch doesn't differentiate it (gradient None; a float16 `other` doesn't make the result "
               "require grad); autograd/_ops.py differentiable() makes every tensor argument an input of the "
@@ -137,17 +134,6 @@ GAPS = _gaps(
         "baddbmm-float32-2x4,5x2x3,5x3x4-{getattr(x,n + \"_\")(a,b){n='baddbmm'}}",
         "tril-float32-3-{getattr(x,n + \"_\")(){n='tril'}}",
         "triu-float32-3-{getattr(x,n + \"_\")(){n='triu'}}"),
-    gap(_MULTIVIEW, "This view is the output of a function that returns multiple views",
-        "chunk-float32-5x4,3-" + _THRU % "chunk", "chunk-float32-5x4,3-" + _INTO % "chunk",
-        "chunk-float32-4x6.nc,4,1-" + _THRU % "chunk", "chunk-float32-4x6.nc,4,1-" + _INTO % "chunk",
-        "split-float32-5x4,2-" + _THRU % "split", "split-float32-5x4,2-" + _INTO % "split",
-        "split-float32-5x4,[0,5]-" + _THRU % "split", "split-float32-5x4,[0,5]-" + _INTO % "split",
-        "split_with_sizes-float32-5x4,[2,3]-" + _SPLIT_THRU,
-        "split_with_sizes-float32-5x4,[2,3]-" + _SPLIT_INTO,
-        "split_with_sizes-float32-4x6.nc,[1,5],1-" + _SPLIT_THRU,
-        "split_with_sizes-float32-4x6.nc,[1,5],1-" + _SPLIT_INTO,
-        "unbind-float32-2x3x4,1-" + _THRU % "unbind", "unbind-float32-2x3x4,1-" + _INTO % "unbind",
-        "unbind-float32-4x6.nc-" + _THRU % "unbind", "unbind-float32-4x6.nc-" + _INTO % "unbind"),
     gap(_SHAPE_ARG, "first-order: unused inputs (None) differ: torch [False, True]",
         "expand_as-complex64-3x1,3x4:float32-" + _METHOD % "expand_as",
         "expand_as-float32-3x1,3x4-" + _METHOD % "expand_as",

@@ -52,8 +52,10 @@ def tag_views(args, out, name, grad_enabled):
     parent, tracked = _source_tag(args)
     if not tracked and parent is None:
         return
-    multi = isinstance(out, (tuple, list))
     short = re.sub(r"Backward[0-9]*$", "", name)
+    # tensor_split (and hsplit/vsplit/dsplit over it) is composite in PyTorch: each output is a plain `slice`
+    # view (SliceBackward0) that may be written in place; split/chunk/unbind outputs are multi-output views
+    multi = isinstance(out, (tuple, list)) and short != "Slice"
     for nr, o in enumerate(outs):
         if not hasattr(o, "_base") or o._base is None:
             continue

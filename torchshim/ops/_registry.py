@@ -212,6 +212,14 @@ def installed(name):
     return PUBLIC[name]
 
 
+def _alias(keyworded, op_name, alias):
+    """The public function `torch.<alias>` of op `op_name`: the same call as `torch.<op_name>` (keyword
+    aliases, `__torch_function__`, autocast) as a distinct object named `alias`."""
+    f = autocast_wrap(op_name, overridable(keyworded))
+    f.__name__ = f.__qualname__ = alias
+    return f
+
+
 def install(namespace):
     """Attach every registered op to the module namespace `namespace` and to Tensor, then every method of
     `_methods.METHODS` to Tensor."""
@@ -225,6 +233,7 @@ def install(namespace):
         public = with_out(fn, op.name) if op.out else fn
         functional = public
         public, fn = numpy_keywords(public, op.name), numpy_keywords(fn, op.name)
+        keyworded = public
         # the `__torch_function__` hook (ops/_override.py, for torch.fx's Proxy): function and method distinct
         same = functional is public
         public, method = overridable(public), overridable(fn)
@@ -232,13 +241,16 @@ def install(namespace):
         method.__torchshim_method__ = op.name
         # autocast's casts (ops/_autocast.py; identity for ops on no autocast list): functions, methods
         public, method, functional = (autocast_wrap(op.name, f) for f in (public, method, functional))
+        public.__name__ = public.__qualname__ = op.name  # not the forward's own name (`_addmm`, `range_`)
         ip = None
         if op.inplace:
             ip = op.inplace if callable(op.inplace) and op.inplace is not True else make_inplace(fn, op.name)
         for n in (op.name, *op.aliases):
-            PUBLIC[n] = public
+            # an alias is its own function object named as it is called (`torch.arctan.__name__ == "arctan"`,
+            # which torch.fx prints), as in PyTorch
+            PUBLIC[n] = public if n == op.name else _alias(keyworded, op.name, n)
             if op.function:
-                namespace[n] = public
+                namespace[n] = PUBLIC[n]
             if op.functional:
                 FUNCTIONAL[n] = functional
             if op.method:

@@ -27,7 +27,7 @@ class _SwizzleType(enum.Enum):
 ScalingType, SwizzleType = _ScalingType, _SwizzleType  # PyTorch's classes are named with the underscore
 
 _C10 = {"float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float64": "double"}
-_NAMES = {"float32": "Float32", "float16": "Float16", "bfloat16": "BFloat16", "float64": "Double"}
+_DTYPE_TEXT = {"float32": "Float32", "float16": "Float16", "bfloat16": "BFloat16", "float64": "Double"}
 
 
 def _name(dtype):
@@ -38,7 +38,7 @@ def _check(mat_a, mat_b, offs, bias, out_dtype):
     a_name = _name(mat_a.dtype)
     if a_name not in ("float32", "bfloat16", "float16"):
         raise RuntimeError("Expected mat_a to be Float32, BFloat16 or Float16 matrix, got "
-                           f"{_NAMES.get(a_name, a_name)}")
+                           f"{_DTYPE_TEXT.get(a_name, a_name)}")
     if mat_b.dtype != mat_a.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {_C10.get(_name(mat_b.dtype))}, but got "
                            f"{_C10.get(a_name)} instead")

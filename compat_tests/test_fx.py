@@ -677,9 +677,6 @@ def test_invert_demo_values():
     compare_values(t, s, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason="torchshim's op aliases are the op's own function object: "
-                   "torch.arctan is torch.atan, so a node recorded with the alias prints (and names) as "
-                   "the op, `atan`")
 def test_invert_demo_code_names_aliases():
     def demo(T):
         mapping = {T.tan: T.arctan, T.exp: T.log}

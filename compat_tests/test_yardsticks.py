@@ -144,8 +144,6 @@ def test_mnist_hogwild(tmp_path):
 
 # --- pytorch/examples mnist_forward_forward ---------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="torch.xpu is missing: main.py line 144 `torch.xpu.is_available()` "
-                                       "raises AttributeError: module 'torchshim' has no attribute 'xpu'")
 def test_mnist_forward_forward(tmp_path):
     runs = _both("mnist_forward_forward", tmp_path, "main.py",
                  ["--epochs", "20", "--train_size", "500", "--test_size", "250", "--log-interval", "10"])
@@ -330,10 +328,7 @@ FX_SAME_OUTPUT = [
     # these two stop the same way in PyTorch 2.13: custom_tracer needs the `tabulate` package for
     # print_tabular (not installed here), vmap.py reads `node.shape`, which ShapeProp no longer sets
     "custom_tracer.py", "vmap.py",
-    pytest.param("invert.py", marks=pytest.mark.xfail(
-        strict=True, reason="torch.arctan is torch.atan in torchshim (PyTorch: a function named 'arctan'), "
-                            "so the generated code reads `atan = torch.atan(log)` where PyTorch's reads "
-                            "`arctan = torch.arctan(log)`")),
+    "invert.py",
 ]
 
 

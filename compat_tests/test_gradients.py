@@ -51,8 +51,6 @@ _SHAPE_ARG = ("an argument used for its shape/dtype only (expand_as/reshape_as/v
               "PyTorch doesn't differentiate it (gradient None; a float16 `other` doesn't make the result "
               "require grad); autograd/_ops.py differentiable() makes every tensor argument an input of the "
               "node (lead)")
-_VIEW_DTYPE = ("Tensor.view(dtype) to another element size is not differentiable in PyTorch (its result "
-               "doesn't require grad); torchshim records ViewBackward0 (ops/views.py, copy.py view_dtype)")
 _RANDOM = ("bernoulli/normal/poisson of inputs requiring grad: PyTorch's results require grad "
            "(BernoulliBackward0, NormalBackward*, PoissonBackward0), torchshim's random ops record no node "
            "(ops/random.py)")
@@ -150,8 +148,6 @@ GAPS = _gaps(
         "view_as-float32-2x3x4,4x6-" + _METHOD_THRU % "view_as"),
     gap(_SHAPE_ARG, "forward: requires_grad False vs True",
         "type_as-float32-0x3,1:float16-" + _METHOD % "type_as"),
-    gap(_VIEW_DTYPE, "forward: requires_grad False vs True",
-        "view-float32-2x4-{x.view(dtype=T.float64)}"),
     gap(_RANDOM, "forward[2]: True vs False",
         "bernoulli-float32-4,1-" + _RANDOM_CALL % "09adf56",
         "bernoulli-float32-0d[0,1]-" + _RANDOM_CALL % "09adf56",

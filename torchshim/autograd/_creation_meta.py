@@ -45,6 +45,9 @@ def _source_tag(inputs):
     return None, False
 
 
+_MULTI_OUTPUT_VIEW_NODES = frozenset({"Split", "SplitWithSizes", "Unbind"})
+
+
 def tag_views(args, out, name, grad_enabled):
     """Tag the view outputs `out` of a view op called with `args` (see the module docstring). `name`: the
     op's node name (PyTorch's `grad_fn` class name)."""
@@ -53,9 +56,10 @@ def tag_views(args, out, name, grad_enabled):
     if not tracked and parent is None:
         return
     short = re.sub(r"Backward[0-9]*$", "", name)
-    # tensor_split (and hsplit/vsplit/dsplit over it) is composite in PyTorch: each output is a plain `slice`
-    # view (SliceBackward0) that may be written in place; split/chunk/unbind outputs are multi-output views
-    multi = isinstance(out, (tuple, list)) and short != "Slice"
+    # only split/chunk/split_with_sizes/unbind are multi-output view functions in PyTorch; other ops
+    # returning several views (tensor_split/hsplit, broadcast_tensors, meshgrid, atleast_*d) are composite
+    # there: each output is a plain `slice`/`expand`/`view` view that may be written in place
+    multi = isinstance(out, (tuple, list)) and short in _MULTI_OUTPUT_VIEW_NODES
     for nr, o in enumerate(outs):
         if not hasattr(o, "_base") or o._base is None:
             continue

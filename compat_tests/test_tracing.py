@@ -41,6 +41,14 @@ DATA_DEPENDENT = {
     # function, hence a tracer (jax stages every op under jit)
     "tensordot": lambda rec, kw, specs: rec.call is not None,
     "one_hot": lambda rec, kw, specs: kw.get("num_classes", -1) == -1,  # classes inferred from the values
+    "bincount": _always,  # max(input) + 1 bins
+}
+
+# Known gaps: cases that should trace and don't yet (strict xfails: op -> (predicate, reason))
+TRACE_GAPS = {
+    "histogram": (lambda rec, kw, specs: kw.get("range") is None and isinstance(kw.get("bins", 100), int),
+                  "histogram with integer bins and no range= reads min/max on the host (ops/binning.py); the "
+                  "output shape is fixed, so it could trace"),
 }
 
 
@@ -77,11 +85,13 @@ def _tracing_cases():
                  and not c.id.endswith(("-out", "-inplace", "-method"))]
         samples = list(rec.samples(d))
         dd = DATA_DEPENDENT.get(rec.name)
+        gap = TRACE_GAPS.get(rec.name)
         for c in (cases[:1] + cases[-1:] if len(cases) > 1 else cases):
             specs, kw = samples[int(c.id[len(f"{rec.name}-{d}-"):].split("-")[0])]
-            out.append((c, bool(dd and dd(rec, kw, tuple(specs)))))
+            marks = [pytest.mark.xfail(strict=True, reason=gap[1])] if gap and gap[0](rec, kw, specs) else []
+            out.append(((c, bool(dd and dd(rec, kw, tuple(specs)))), marks))
             ids.append(c.id)
-    return [pytest.param(*p, id=i) for p, i in zip(out, unique_ids(ids))]
+    return [pytest.param(*p, id=i, marks=m) for (p, m), i in zip(out, unique_ids(ids))]
 
 
 CASES = _tracing_cases()

@@ -88,7 +88,7 @@ def unravel_index(indices, shape):
     shape = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError("'shape' cannot have negative values, but got " + str(shape))
-    a = np.asarray(indices._value).astype(np.int64)
+    a = indices._value.astype(jnp.int64)  # jnp, not numpy: runs under jax tracing too
     out = []  # PyTorch wraps out-of-range and negative indices per dim (floor modulo), no error
     for s in reversed(shape):
         out.append(a % s if s else a)

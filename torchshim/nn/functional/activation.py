@@ -4,6 +4,7 @@ functions. The computations are the table ops of torchshim/ops/nn_activation.py.
 import warnings
 
 from ...ops import nn_activation as A
+from ..._warnings import user_stacklevel
 from ...ops._registry import installed
 
 __all__ = ["relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu",
@@ -131,8 +132,9 @@ def hardsigmoid(input, inplace=False):
 
 
 def _get_softmax_dim(name, ndim, stacklevel):
+    # PyTorch's `_stacklevel` names the user's frame; torchshim finds it (its wrapper frames vary)
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
-                  "dim=X as an argument.", stacklevel=stacklevel)
+                  "dim=X as an argument.", stacklevel=user_stacklevel())
     return 0 if ndim in (0, 1, 3) else 1
 
 

@@ -232,7 +232,8 @@ def install(namespace):
                             view=op.kind == "view") if records_node(op) else op.fn
         public = with_out(fn, op.name) if op.out else fn
         functional = public
-        public, fn = numpy_keywords(public, op.name), numpy_keywords(fn, op.name)
+        kw_fn = numpy_keywords(fn, op.name)  # one wrapper (and one signature read) when there is no out=
+        public, fn = (kw_fn if public is fn else numpy_keywords(public, op.name)), kw_fn
         keyworded = public
         # the `__torch_function__` hook (ops/_override.py, for torch.fx's Proxy): function and method distinct
         same = functional is public

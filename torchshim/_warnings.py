@@ -1,6 +1,6 @@
 """PyTorch's warn-once: the warnings its C++ core raises with `TORCH_WARN_ONCE` appear once per process,
 unless `set_warn_always(True)`."""
-import os
+import sys
 import warnings
 
 _SEEN = set()
@@ -27,15 +27,11 @@ def warn_once(message, category=UserWarning, stacklevel=2):
     warnings.warn(message, category, stacklevel=stacklevel + 1)
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
 def user_stacklevel():
     """The `stacklevel` (counted from the function calling this one) of the first frame outside torchshim:
     where PyTorch's warnings point (its Python wrappers pass a fixed `_stacklevel`; torchshim's public
     functions have a varying number of wrapper frames: keyword aliases, `__torch_function__`, autocast)."""
-    import sys
     frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("torchshim"):
         frame, level = frame.f_back, level + 1
     return level

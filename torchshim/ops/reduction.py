@@ -8,7 +8,6 @@ floats are accumulated in float32 and rounded once, like PyTorch's CPU kernels. 
 import builtins as _b
 import math
 import operator
-import sys
 import warnings
 from functools import partial
 
@@ -19,6 +18,7 @@ from .. import _dtype as D
 from .._promotion import short_name
 from .._tensor import Tensor, _wrap_dim
 from .. import _backcompat as backcompat
+from .._warnings import user_stacklevel
 from ..autograd._names import arg, with_dim
 from . import _dispatch as P
 from . import _subgrad as S
@@ -42,13 +42,6 @@ class _KeepdimDefault:
 KD = _KeepdimDefault()
 
 
-def _user_stacklevel():
-    f, level = sys._getframe(2), 2
-    while f is not None and f.f_globals.get("__name__", "").startswith("torchshim"):
-        f, level = f.f_back, level + 1
-    return level
-
-
 def keepdim_of(name, keepdim, dim_given):
     """bool(keepdim); with `torch.utils.backcompat.keepdim_warning.enabled`, warn (PyTorch 0.2's text) when a
     reduction over a dim relies on the default."""
@@ -56,7 +49,7 @@ def keepdim_of(name, keepdim, dim_given):
         if dim_given and backcompat.keepdim_warning.enabled:
             warnings.warn(f'backwards compatibility: call to "{name}" uses default value for keepdim which '
                           'has changed default to False.  Consider passing as kwarg.', UserWarning,
-                          stacklevel=_user_stacklevel())
+                          stacklevel=user_stacklevel())
         return False
     return _b.bool(keepdim)
 
@@ -260,7 +253,7 @@ def _moments(name, input, dim, unbiased, keepdim, correction):
     if n - corr <= 0:
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
                       "reduction factor (input numel divided by output numel).", UserWarning,
-                      stacklevel=_user_stacklevel())
+                      stacklevel=user_stacklevel())
     rdt = input._dtype.to_real()
     with_mean = name.endswith("_mean")
     r = _moments_k(input._value, dims=dims, correction=corr, keepdim=kd, sqrt=name.startswith("std"),

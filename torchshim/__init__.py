@@ -38,6 +38,7 @@ from . import testing  # noqa: E402,F401
 from . import backends  # noqa: E402,F401
 from .backends._global_flags import *  # noqa: E402,F401,F403  (torch.use_deterministic_algorithms, ...)
 from . import amp, cpu  # noqa: E402,F401
+from .cuda import amp as _cuda_amp  # noqa: E402,F401  (torch.cuda.amp, the deprecated spellings)
 from .amp import autocast  # noqa: E402,F401
 from .amp.autocast_mode import (  # noqa: E402,F401  (torch.is_autocast_enabled, ...)
     autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache, get_autocast_cpu_dtype,

@@ -1,6 +1,6 @@
 """torch.cuda: real only when jax has a GPU backend. Tensors on 'cuda:i' live on jax's i-th gpu device."""
-from . import _device as Dev
-from .ops.legacy_types import CUDA_TYPES
+from .. import _device as Dev
+from ..ops.legacy_types import CUDA_TYPES
 
 globals().update(CUDA_TYPES)
 
@@ -48,7 +48,7 @@ def synchronize(device=None):
 
 def manual_seed(seed):
     """`torch.cuda.manual_seed(seed)`: torchshim has one generator for all devices; accepted."""
-    from ._random import manual_seed as _ms
+    from .._random import manual_seed as _ms
     _ms(seed)
 
 

@@ -350,9 +350,6 @@ def test_fx_proxy_based_graph_creation(tmp_path):
         assert last.startswith("RuntimeError: Found multiple different tracers"), (library, last)
 
 
-@pytest.mark.xfail(strict=True, reason="torch.ops.profiler is missing: profiling_tracer.py line 74 reads "
-                                       "torch.ops.profiler._record_function_enter (AttributeError: module "
-                                       "'torchshim.ops' has no attribute 'profiler')")
 def test_fx_profiling_tracer(tmp_path):
     # Profiler tables hold timings and kernel names, so they are not compared with PyTorch's; as in
     # PyTorch, the "foo" range shows in the first table (plain run) and the third (ProfilerTracer's graph).

@@ -50,6 +50,7 @@ from .compiler import compile  # noqa: E402,F401  (torch.compile: validated, run
 from . import profiler  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler  # noqa: E402,F401  (torch.autograd.profiler)
 from . import hub  # noqa: E402,F401
+from . import library  # noqa: E402,F401  (torch.library; torch.ops.<ns> is ops/_namespace.py)
 # torch.* submodules and objects that are not ops (issue 10; compat_tests/test_torch_modules.py)
 from ._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
 from ._errors import AcceleratorError, FatalError, OutOfMemoryError  # noqa: E402,F401
@@ -61,6 +62,7 @@ from ._higher_order_ops import cond, while_loop  # noqa: E402,F401
 from . import export  # noqa: E402,F401
 from ._buffers import from_file, frombuffer  # noqa: E402,F401
 from . import functional, futures, random, signal, types, version, torch_version  # noqa: E402,F401
+from . import quasirandom  # noqa: E402,F401
 from .autograd.anomaly_mode import (  # noqa: E402,F401
     is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled)
 from ._default_tensor_type import set_default_tensor_type  # noqa: E402,F401

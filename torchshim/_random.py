@@ -14,6 +14,11 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default_rng_seed_val
 
+# Set by torch.compile while it traces a program (compiler/_capture.py): `trace_draw(generator)` returns the
+# draw's (raw key, draw number) as values of the program's inputs, so a compiled program draws from the
+# generator's state at each call, as the eager code would.
+trace_draw = None
+
 
 class Generator:
     """`torch.Generator(device='cpu')`: `manual_seed`, `seed`, `initial_seed`, `get_state`, `set_state`.
@@ -47,12 +52,18 @@ class Generator:
         """(raw key data, draw number) for one draw; the generator's state advances by one. Both are numpy
         values, so a jitted kernel takes them as ordinary arguments and builds its key with `make_key` (no
         eager jax op, no recompilation per draw)."""
+        if trace_draw is not None:
+            return trace_draw(self)
+        self._count += 1
+        return self.raw_key(), np.uint32(self._count & 0xFFFF_FFFF)
+
+    def raw_key(self):
+        """The threefry key data of the seed (uint32[2], numpy): [high word, low word], the key
+        jax.random.key(seed) builds, for all 64-bit seeds."""
         if self._key is None:
             s = self._seed & 0xFFFF_FFFF_FFFF_FFFF
-            # the threefry key jax.random.key(seed) builds ([high word, low word]), for all 64-bit seeds
             self._key = np.array([s >> 32, s & 0xFFFF_FFFF], dtype=np.uint32)
-        self._count += 1
-        return self._key, np.uint32(self._count & 0xFFFF_FFFF)
+        return self._key
 
     def next_key(self):
         """A fresh jax key for one draw (the generator's state advances by one)."""

@@ -10,19 +10,39 @@ __all__ = ["Storage", "UntypedStorage"]
 
 _addresses = itertools.count(1)
 
+# Set by torch.compile (compiler/_capture.py) while it traces a program: an object with `read(storage)`,
+# `write(storage)` and `new(storage)`, told of every storage array read, rebound and created, so the program
+# finds the state it reads (its inputs), what it writes (its outputs) and what it creates that outlives it.
+hook = None
+
 
 class Storage:
     """Shared state of a tensor and its views: `array` (jax array), `device` (torch.device), a fake
     address, `shared` (set by `Tensor.share_memory_()`: a mark, nothing is shared between processes)."""
 
-    __slots__ = ("array", "device", "_addr", "_range", "shared", "__weakref__")
+    __slots__ = ("_array", "device", "_addr", "_range", "shared", "__weakref__")
 
     def __init__(self, array, device):
-        self.array = array
+        self._array = array
         self.device = device
         self.shared = False
         self._addr = None
         self._range = None  # (array, min, max) of an integer array, once known on the host (see _index_check)
+        if hook is not None:
+            hook.new(self)
+
+    @property
+    def array(self):
+        """The storage's jax array (immutable; a write rebinds it)."""
+        if hook is not None:
+            hook.read(self)
+        return self._array
+
+    @array.setter
+    def array(self, value):
+        if hook is not None:
+            hook.write(self)
+        self._array = value
 
     @property
     def address(self):

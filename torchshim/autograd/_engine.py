@@ -159,9 +159,16 @@ def _check_nan(node, grads):
                 raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
+# How many backward passes have started (torch.compile tells a training step, which runs backward inside its
+# program, from a forward whose outputs need a tape node).
+runs = 0
+
+
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None, allow_unused=False,
                  accumulate=True, materialize=False):
     """The engine. Returns the captured gradients of `inputs` when `accumulate` is False (autograd.grad)."""
+    global runs
+    runs += 1
     if retain_graph is None:
         retain_graph = create_graph
     grads_in = _root_grads(tensors, grad_tensors, "backward")

@@ -488,6 +488,29 @@ def run_forward(forward, key, inputs, out_meta):
     return [fresh(a, m[1], m[2]) for a, m in zip(out_arrays, out_meta)]
 
 
+class CompiledFunctionBackward(FnNode):
+    """PyTorch's `CompiledFunctionBackward`: the node of a compiled forward (torch.compile). Its backward runs one
+    compiled program over the residuals the forward saved (`_vjp`, a jax vjp closure); with `create_graph`
+    it differentiates the node's forward as any node does."""
+
+    __slots__ = ("_vjp", "_bwd")
+    __module__ = "builtins"
+
+    def apply(self, grads, create_graph):
+        if create_graph or self._vjp is None:
+            return super().apply(grads, create_graph)
+        if self._freed:
+            raise RuntimeError(_FREED)
+        cts = [g._value if g is not None else jnp.zeros(m[0], m[1].np) for g, m in zip(grads, self._outs)]
+        res = self._bwd(self._vjp, cts)[0]
+        return self._spread([fresh(r, m[1], m[2]) for r, m in zip(res, self._ins)])
+
+    def _release(self):
+        super()._release()
+        if self._freed:
+            self._vjp = None
+
+
 _CLASSES = {}
 
 
@@ -518,7 +541,7 @@ def _differentiable_dtype(t):
 record_watchers = []
 
 
-def record(name, inputs, outputs, forward, key, *, saves="inputs", rule=None, slots=None):
+def record(name, inputs, outputs, forward, key, *, saves="inputs", rule=None, slots=None, node_cls=None):
     """Attach a node `name` to `outputs` (fresh Tensors already computed from `inputs`) if any input requires
     grad; returns the node, or None.
 
@@ -532,7 +555,8 @@ def record(name, inputs, outputs, forward, key, *, saves="inputs", rule=None, sl
     None for an input that is not a tensor here (a Python scalar PyTorch wraps as a tensor, an absent optional
     tensor), whose edge is always `(None, 0)`. Default: the floating-point and complex tensor inputs, in order
     (integer and bool tensors are indices and masks, not differentiable inputs, in PyTorch). An input that
-    requires grad and is not listed gets an edge after the listed ones."""
+    requires grad and is not listed gets an edge after the listed ones.
+    node_cls: the node's class (a subclass of FnNode; default `node_class(name)`)."""
     edge_of = [gradient_edge(t) for t in inputs]
     mask = tuple(e is not None for e in edge_of)
     if not any(mask):
@@ -560,7 +584,7 @@ def record(name, inputs, outputs, forward, key, *, saves="inputs", rule=None, sl
         saved = [SavedTensor(t, checked=saves == "inputs") for t in inputs]
     ins = [(t._shape, t._dtype, t._storage.device) for t, m in zip(inputs, mask) if m]
     outs = [(o._shape, o._dtype, o._storage.device) for o in outputs]
-    node = node_class(name)(name, edges, forward, key, mask, saved, outs, ins, rule, where)
+    node = (node_cls or node_class(name))(name, edges, forward, key, mask, saved, outs, ins, rule, where)
     for i, o in enumerate(outputs):
         o._requires_grad = True
         o._grad_fn = node

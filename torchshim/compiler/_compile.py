@@ -1,10 +1,13 @@
-"""`torch.compile` in torchshim: arguments validated as PyTorch validates them, then the function or module
-runs eagerly (through torchshim's ops, each a jitted XLA kernel). Whole-graph compilation is the issue
-"torch.compile/jit". A module comes back as an `OptimizedModule` (PyTorch's wrapper: `_orig_mod`, state_dict
-keys prefixed `_orig_mod.`); a function as a wrapper (functools.wraps) calling it."""
+"""`torch.compile`: arguments validated as PyTorch validates them; the function or module then runs as XLA
+programs traced from its Python code (`_program.CompiledFunction`: guards, tracing, donation, graph breaks).
+A module comes back as an `OptimizedModule` (PyTorch's wrapper: `_orig_mod`, attribute pass-through,
+state_dict keys prefixed `_orig_mod.`); a function as a `CompiledFunction` (functools.wraps-style name and
+docstring). Every backend and mode name PyTorch accepts is accepted; all compile with XLA."""
 import functools
 
 from ..nn.modules.module import Module
+from . import _guards
+from ._program import CompiledFunction
 
 __all__ = ["compile", "OptimizedModule", "InvalidBackend", "list_backends", "BACKENDS"]
 
@@ -36,14 +39,18 @@ class OptimizedModule(Module):
     """`torch._dynamo.eval_frame.OptimizedModule`: wraps the original module (`_orig_mod`), forwards calls
     and attribute reads to it."""
 
-    def __init__(self, mod, fn=None):
+    def __init__(self, mod, fn=None, fullgraph=False, dynamic=None):
         super().__init__()
         self._orig_mod = mod
         self.dynamo_ctx = None
-        self.forward = mod.__call__ if fn is None else fn
+        target = mod if fn is None else fn
+        self.__dict__["_compiled"] = CompiledFunction(
+            target, fullgraph=fullgraph, dynamic=dynamic, name=type(mod).__name__,
+            roots=lambda: [mod] + _guards.roots_of(type(mod).forward))
+        self.forward = self._compiled
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        return self._compiled(*args, **kwargs)
 
     def __getattr__(self, name):
         if name == "_orig_mod":
@@ -80,11 +87,46 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if mode is not None and mode not in _MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: " + ", ".join(_MODES))
     _check_backend(backend)
+    if disable:
+        return model
     if isinstance(model, Module):
-        return OptimizedModule(model)
+        return OptimizedModule(model, fullgraph=fullgraph, dynamic=dynamic)
     assert callable(model), f"A callable function is expected, but {type(model)} is provided."
+    compiled = CompiledFunction(model, fullgraph=fullgraph, dynamic=dynamic)
+    _REGISTRY.add(compiled)
+    return functools.update_wrapper(_Wrapper(compiled), model, updated=())
 
-    @functools.wraps(model)
-    def compiled(*args, **kwargs):
-        return model(*args, **kwargs)
-    return compiled
+
+class _Wrapper:
+    """What `torch.compile(fn)` returns for a function: calls `fn` through its compiled programs; `__wrapped__`
+    is `fn` (functools.wraps-style); `_torchdynamo_orig_callable` as PyTorch's."""
+
+    def __init__(self, compiled):
+        self._compiled = compiled
+        self._torchdynamo_orig_callable = compiled.fn
+
+    def __call__(self, *args, **kwargs):
+        return self._compiled(*args, **kwargs)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)
+
+
+class _Registry:
+    """Every compiled function made, weakly, so `torch.compiler.reset()` can clear their programs."""
+
+    def __init__(self):
+        import weakref
+        self.items = weakref.WeakSet()
+
+    def add(self, cf):
+        self.items.add(cf)
+
+    def reset(self):
+        for cf in list(self.items):
+            cf.reset()
+
+
+_REGISTRY = _Registry()

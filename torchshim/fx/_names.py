@@ -94,6 +94,9 @@ def qualified_name(func):
     """`module.name` of a call target, as PyTorch's fx prints it."""
     if getattr(builtins, getattr(func, "__name__", ""), None) is func:
         return "builtins." + func.__name__
+    from ..ops._namespace import OpOverload, OpOverloadPacket
+    if isinstance(func, (OpOverload, OpOverloadPacket)):  # torch.ops.aten.relu.default, as PyTorch
+        return "torch.ops." + str(func)
     name = torch_name(func)
     if name is not None:
         return name

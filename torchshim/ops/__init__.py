@@ -6,3 +6,18 @@ from . import nn_activation, nn_attention, nn_conv, nn_distance, nn_dropout, nn_
 from . import conversion, legacy_types, subscript  # noqa: F401
 from . import _subclass  # noqa: F401  (Tensor.__torch_function__, as_subclass, _make_subclass)
 from . import predicates, pointwise_more, view_copies, binning, statistics, combinatorics, tensor_misc, linalg_legacy  # noqa: F401,E501
+
+
+def __getattr__(name):
+    """`torch.ops.<namespace>` (ops/_namespace.py): a name that is not one of this package's modules is an op
+    namespace (`torchshim.ops.aten.add.Tensor`, `torchshim.ops.mylib.myop`); a module of the package not
+    imported yet is imported (so `from torchshim.ops import nn_unpool` still finds the module)."""
+    if name.startswith("__"):
+        raise AttributeError(f"module 'torch.ops' has no attribute '{name}'")
+    import importlib
+    import importlib.util
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
+    from ._namespace import namespace
+    ns = globals()[name] = namespace(name)  # found directly from now on
+    return ns

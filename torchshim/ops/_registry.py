@@ -28,6 +28,7 @@ from .._tensor import Tensor, check_inplace_result
 from ..autograd import _tensor_api  # noqa: F401  (registers Tensor.backward, grad_fn, ...)
 from ..autograd._ops import any_requires_grad, differentiable
 from ..autograd.grad_mode import is_grad_enabled
+from . import _deprecated
 from ._autocast import wrap as autocast_wrap
 from ._override import overridable
 
@@ -237,7 +238,9 @@ def install(namespace):
         keyworded = public
         # the `__torch_function__` hook (ops/_override.py, for torch.fx's Proxy): function and method distinct
         same = functional is public
-        public, method = overridable(public), overridable(fn)
+        # PyTorch's deprecated positional forms (`torch.add(x, 2, y)`, ops/_deprecated.py; ops without: as is)
+        public = _deprecated.wrap(op.name, public)
+        public, method = overridable(public), overridable(_deprecated.wrap(op.name, fn, method=True))
         functional = public if same else overridable(functional)
         method.__torchshim_method__ = op.name
         # autocast's casts (ops/_autocast.py; identity for ops on no autocast list): functions, methods
@@ -246,6 +249,7 @@ def install(namespace):
         ip = None
         if op.inplace:
             ip = op.inplace if callable(op.inplace) and op.inplace is not True else make_inplace(fn, op.name)
+            ip = _deprecated.wrap(op.name + "_", ip, method=True)
         for n in (op.name, *op.aliases):
             # an alias is its own function object named as it is called (`torch.arctan.__name__ == "arctan"`,
             # which torch.fx prints), as in PyTorch

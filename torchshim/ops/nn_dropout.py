@@ -5,18 +5,21 @@ PyTorch's CPU algorithm (`_dropout_impl`): p = 0, eval mode or an empty input re
 multiplies by zero (so NaN stays NaN, as in PyTorch); otherwise a Bernoulli(1 - p) noise tensor is drawn
 (elementwise, or one value per (sample, channel) for the feature variants), scaled by 1 / (1 - p) (alpha
 dropout: scaled and shifted to keep SELU's mean and variance), and the input is multiplied by it. The noise is
-drawn with torchshim's generator in one jitted kernel, outside any differentiable op; the multiplication (and
-alpha's addition) are the public mul/add, so the history is PyTorch's (MulBackward0, AddBackward0) and the
-gradient is noise * scale. The random stream is torchshim's, not PyTorch's (same distribution).
+drawn with torchshim's generator in one jitted kernel (a `RandomKernel`: a new shape compiles nothing),
+outside any differentiable op; the multiplication (and alpha's addition) are the public mul/add, so the
+history is PyTorch's (MulBackward0, AddBackward0) and the gradient is noise * scale. The random stream is
+torchshim's, not PyTorch's (same distribution).
 """
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _device as Dev
 from .. import _dtype as D
 from .._promotion import short_name
-from .._random import draw, make_key
+from .._random import draw
 from . import _dispatch as P
+from ._random_blocks import random_kernel
 from ._registry import register
 
 _ALPHA = 1.7580993408473766
@@ -28,12 +31,12 @@ def _check_p(p):
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {float(p):g}")
 
 
-@P.kernel(static=("shape", "p", "dt", "alpha"))
-def _noise_k(raw, n, *, shape, p, dt, alpha):
+@random_kernel(static=("p", "dt", "alpha"))
+def _noise_k(key, shape, *, p, dt, alpha):
     """(multiplier, shift) of one dropout draw in numpy dtype `dt`, rounded as PyTorch's noise ops."""
     dt = np.dtype(dt)
     cdt = np.float32 if dt in _HALF else dt
-    keep = jax.random.bernoulli(make_key(raw, n), 1 - p, shape).astype(dt)
+    keep = jax.random.bernoulli(key, 1 - p, shape).astype(dt)
     if not alpha:
         return (keep.astype(cdt) / jnp.asarray(1 - p, cdt)).astype(dt), None
     a = 1.0 / np.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
@@ -64,8 +67,8 @@ def _dropout_impl(input, p, train, feature, alpha, inplace, generator=None):
     if not d.is_floating_point:
         raise RuntimeError(f"result type Float can't be cast to the desired output type {short_name(d)}")
     raw, n = draw(generator)
-    mult, shift = _noise_k(raw, n, shape=shape, p=float(p), dt=d.np, alpha=alpha)
     dev = input._storage.device
+    mult, shift = _noise_k(Dev.to_jax(dev), raw, n, shape=shape, p=float(p), dt=d.np, alpha=alpha)
     noise = P.fresh(mult, d, dev)
     out = input.mul_(noise) if inplace else input * noise
     if alpha:

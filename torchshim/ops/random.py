@@ -3,10 +3,12 @@ factories and the in-place samplers uniform_, normal_, random_, bernoulli_, expo
 log_normal_, cauchy_.
 
 Every draw takes one key from a Generator (`torchshim/_random.py`: the default generator or `generator=`) and
-runs in one jitted kernel that builds the key itself (`make_key`), so seeding gives reproducible numbers
-within torchshim. Differences from PyTorch: the streams differ from PyTorch's (same distributions, other
-numbers); parameter and value checks (e.g. multinomial's probabilities, bernoulli's p tensor) read values on
-the host and are skipped under jax tracing.
+runs in a jitted kernel that builds the key itself (`make_key`), so seeding gives reproducible numbers
+within torchshim. The elementwise samplers are `RandomKernel`s (`_random_blocks.py`): a new shape reuses a
+kernel compiled per block size instead of compiling its own, with the same numbers. Differences from
+PyTorch: the streams differ from PyTorch's (same distributions, other numbers); parameter and value checks
+(e.g. multinomial's probabilities, bernoulli's p tensor) read values on the host and are skipped under jax
+tracing.
 """
 import warnings
 
@@ -22,6 +24,7 @@ from .._promotion import c_name, short_name
 from .._random import draw, make_key
 from .._tensor import Size, Tensor
 from . import _dispatch as P
+from ._random_blocks import RandomKernel, random_kernel
 from ._registry import register, write_out
 from .indexing import _host, scalar_to
 from .views import shape_arg
@@ -67,10 +70,24 @@ def _dtype(dtype, out, default):
 
 
 def _run(dev, kern, gen, *args, **static):
-    """Run `kern(raw_key, draw_number, *args, **static)` on torch device `dev`."""
+    """Run `kern(raw_key, draw_number, *args, **static)` on torch device `dev` (a RandomKernel takes the jax
+    device first)."""
     raw, n = draw(gen)
+    if isinstance(kern, RandomKernel):
+        return kern(Dev.to_jax(dev), raw, n, *args, **static)
     with jax.default_device(Dev.to_jax(dev)):
         return kern(raw, n, *args, **static)
+
+
+def _param(v):
+    """A distribution parameter as the kernels take it: integers exact in a double and numpy reals become
+    Python floats (the same value after the kernel's cast to the compute dtype), so `normal_(0, std)` and
+    `normal_(0.0, std)` share one compiled kernel."""
+    if isinstance(v, (int, np.integer)) and -2**53 <= v <= 2**53:
+        return float(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    return v
 
 
 def _finish(arr, dtype, dev, requires_grad=False, out=None):
@@ -84,12 +101,11 @@ def _finish(arr, dtype, dev, requires_grad=False, out=None):
 
 # ---- kernels
 # ------------------------------------------------------------------------------------------------
-@P.kernel(static=("shape", "dt", "dist"))
-def _sample_k(raw, n, a, b, shape, dt, dist):
+@random_kernel(static=("dt", "dist"), counters=lambda dt, dist: 2 if np.dtype(dt).kind == "c" else 1)
+def _sample_k(key, shape, a, b, *, dt, dist):
     """Continuous (and geometric) samples of `shape` and numpy dtype `dt`; a, b are the distribution's
     parameters (numbers or arrays broadcastable to shape). Complex uniform/normal draw real and imaginary
     parts separately (PyTorch samples the view_as_real)."""
-    key = make_key(raw, n)
     dt = np.dtype(dt)
     a, b = jnp.asarray(a), jnp.asarray(b)
     if dt.kind == "c":  # parameters per (real, imag) part: a complex mean splits, real ones apply to both
@@ -120,20 +136,20 @@ def _sample(key, a, b, shape, cdt, dist):
     raise ValueError(dist)
 
 
-@P.kernel(static=("shape", "dt", "full"))
-def _int_k(raw, n, lo, rng, shape, dt, full):
+@random_kernel(static=("dt", "full"))
+def _int_k(key, shape, lo, rng, *, dt, full):
     """Integers lo + (bits % rng) in uint64 two's complement arithmetic (rng = 2**64 when full), as PyTorch's
     random_from_to; then cast to `dt`."""
-    bits = jax.random.bits(make_key(raw, n), shape, jnp.uint64)
+    bits = jax.random.bits(key, shape, jnp.uint64)
     v = jax.lax.bitcast_convert_type(lo + (bits if full else bits % rng), jnp.int64)
     return v.astype(dt)
 
 
-@P.kernel(static=("shape", "dt"))
-def _bernoulli_k(raw, n, p, shape, dt):
+@random_kernel(static=("dt",))
+def _bernoulli_k(key, shape, p, *, dt):
     p = jnp.asarray(p)
     cdt = jnp.float64 if p.dtype == jnp.float64 else jnp.float32
-    return (jax.random.uniform(make_key(raw, n), shape, cdt) < p.astype(cdt)).astype(dt)
+    return (jax.random.uniform(key, shape, cdt) < p.astype(cdt)).astype(dt)
 
 
 @P.kernel(static=("count", "dt"))
@@ -160,9 +176,9 @@ def _poisson_k(raw, n, lam, dt):
 # ---- in-place samplers
 # -----------------------------------------------------------------------------------------
 def _fill(self, dist, a, b, generator):
-    self._assign_from(_run(self._storage.device, _sample_k, generator, a, b, shape=self._shape,
-                           dt=self._dtype.np,
-                           dist=dist), dist + "_")
+    arr = _run(self._storage.device, _sample_k, generator, _param(a), _param(b), shape=self._shape,
+               dt=self._dtype.np, dist=dist)
+    self._assign_from(arr, dist + "_")
     return self
 
 
@@ -503,8 +519,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             raise _nyi("normal_kernel_cpu", base._dtype)
     if not (d.is_floating_point or d.is_complex):
         raise _nyi("normal_kernel_cpu", d)
-    a = mean._value if tm else mean
-    b = std._value if ts else std
+    a = mean._value if tm else _param(mean)
+    b = std._value if ts else _param(std)
     arr = _run(dev, _sample_k, generator, a, b, shape=shape, dt=d.np, dist="normal")
     return _finish(arr, d, dev, requires_grad, out)
 

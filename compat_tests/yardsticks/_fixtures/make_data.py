@@ -3,6 +3,10 @@
 - data/wikitext-2/{train,valid,test}.txt: word_language_model's corpus layout, sentences from a tiny
   grammar (so that the model has something to learn), about 4000 / 800 / 800 words.
 - names.txt: makemore's input, one made-up lower-case name per line (600 names).
+- data/d2l/timemachine.txt: d2l's *The Time Machine* stand-in, about 12500 characters (the real one has
+  about 180000) of sentences from a tiny grammar (served by the `requests` stand-in to d2l's `download`).
+- data/d2l/airfoil_self_noise.dat: d2l's airfoil stand-in, 603 rows (the real one has 1503) of 5
+  tab-separated features and a target that depends on them linearly plus noise, in the NASA data's layout.
 """
 import os
 import random
@@ -38,6 +42,38 @@ def _names(rng, n):
     return "\n".join(sorted(out)) + "\n"
 
 
+TM_SUBJECTS = ["the time traveller", "the psychologist", "the medical man", "filby", "the provincial mayor",
+               "the very young man", "weena", "the machine", "the morlocks", "i"]
+TM_VERBS = ["saw", "told", "held", "followed", "watched", "heard", "explained", "remembered", "found"]
+TM_OBJECTS = ["the fourth dimension", "a little lamp", "the white sphinx", "the garden", "the dark wells",
+              "the lever", "the future", "his hand", "a match", "the green porcelain"]
+TM_ENDS = ["and then it was gone.", "in the twilight.", "with a queer smile.", "at the dinner.", ".",
+           "as he had said!", "but nobody believed him."]
+
+
+def _time_machine(rng, chars):
+    out, n = [], 0
+    while n < chars:
+        line = " ".join([rng.choice(TM_SUBJECTS), rng.choice(TM_VERBS), rng.choice(TM_OBJECTS),
+                         rng.choice(TM_ENDS)])
+        line = line[0].upper() + line[1:]
+        out.append(line)
+        n += len(line) + 1
+    return "The Time Machine, a yardstick stand-in\n\n" + "\n".join(out) + "\n"
+
+
+def _airfoil(rng, rows):
+    lines = []
+    for _ in range(rows):
+        x = [rng.choice([800, 1000, 1250, 1600, 2000, 2500, 3150, 4000]), rng.uniform(0, 22),
+             rng.choice([0.0254, 0.0508, 0.1016, 0.1524, 0.2286, 0.3048]),
+             rng.choice([31.7, 39.6, 55.5, 71.3]), rng.uniform(0.0004, 0.058)]
+        y = (130.0 - 0.0012 * x[0] - 0.25 * x[1] - 20.0 * x[2] + 0.06 * x[3] - 120.0 * x[4]
+             + rng.gauss(0.0, 2.4))
+        lines.append("\t".join([f"{x[0]}", f"{x[1]:.1f}", f"{x[2]}", f"{x[3]}", f"{x[4]:.6f}", f"{y:.3f}"]))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     rng = random.Random(0)
     wiki = os.path.join(HERE, "data", "wikitext-2")
@@ -47,6 +83,13 @@ def main():
             f.write(_corpus(rng, words))
     with open(os.path.join(HERE, "names.txt"), "w", encoding="utf-8") as f:
         f.write(_names(rng, 600))
+    d2l = os.path.join(HERE, "data", "d2l")
+    os.makedirs(d2l, exist_ok=True)
+    rng = random.Random(1)
+    with open(os.path.join(d2l, "timemachine.txt"), "w", encoding="utf-8") as f:
+        f.write(_time_machine(rng, 12500))
+    with open(os.path.join(d2l, "airfoil_self_noise.dat"), "w", encoding="utf-8") as f:
+        f.write(_airfoil(rng, 603))
 
 
 if __name__ == "__main__":

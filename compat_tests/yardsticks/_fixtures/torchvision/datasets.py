@@ -1,8 +1,13 @@
-"""Synthetic stand-ins for `torchvision.datasets.MNIST` and `FakeData` (test fixture, no download).
+"""Synthetic stand-ins for `torchvision.datasets.MNIST`, `FashionMNIST` and `FakeData` (test fixture, no
+download).
 
 MNIST: `len` is YARDSTICK_MNIST_TRAIN / YARDSTICK_MNIST_TEST (default 2048 / 512, not 60000 / 10000: the
 scripts run in CI on two cores). Each image is 28x28 grey noise with a bright 6x6 square whose position
 depends on the label, so that the digit is learnable; labels are Python ints like the real dataset's.
+FashionMNIST: the same kind of images with another layout (a faint 8x4 bar, brighter than the noise by 64,
+whose position, jittered by a pixel or two, and direction depend on the label), so that it is learnable but
+not at once; `len` is YARDSTICK_FASHION_TRAIN / YARDSTICK_FASHION_TEST (default 2048
+/ 512, not 60000 / 10000).
 FakeData: random RGB images of `image_size` and random int labels, one fixed generator per index.
 """
 import os
@@ -43,6 +48,29 @@ class MNIST:
         if self.target_transform is not None:
             target = self.target_transform(target)
         return img, target
+
+
+class FashionMNIST(MNIST):
+    """FashionMNIST(root, train=True, transform=None, target_transform=None, download=False), synthetic."""
+
+    classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+               "Ankle boot"]
+
+    def __init__(self, root, train=True, transform=None, target_transform=None, download=False):
+        self.root, self.train = root, train
+        self.transform, self.target_transform = transform, target_transform
+        n = _length("YARDSTICK_FASHION_TRAIN", 2048) if train else _length("YARDSTICK_FASHION_TEST", 512)
+        rs = np.random.RandomState(3 if train else 4)
+        self.targets = rs.randint(0, 10, size=n)
+        data = rs.randint(0, 176, size=(n, 28, 28))
+        for i, label in enumerate(self.targets):
+            r, c = 3 + (label // 5) * 13 + rs.randint(-2, 3), 1 + (label % 5) * 5 + rs.randint(-1, 2)
+            r, c = max(r, 0), max(c, 0)
+            if label % 2:
+                data[i, r:r + 8, c:c + 4] += 64
+            else:
+                data[i, r:r + 4, c:c + 8] += 64
+        self.data = np.minimum(data, 255).astype(np.uint8)
 
 
 class FakeData:

@@ -71,8 +71,9 @@ def test_d2l_momentum(tmp_path):
     losses = [float(v) for v in re.findall(rf"^loss: ({ys.FLOAT}), {ys.FLOAT} sec/epoch$", result.stdout,
                                            re.M)]
     assert len(losses) == 4, result.explain()  # three from-scratch runs, then torch.optim.SGD(momentum=0.9)
-    # the stand-in airfoil data has about half of its target's variance unexplained: loss/2 ~ 0.25 at best
-    assert all(0.2 < v < 0.3 for v in losses), result.explain()
+    # the stand-in airfoil target keeps about a third of its variance as noise: loss (half the MSE of the
+    # standardised target) ends near 0.16 (0.5 at the start)
+    assert all(0.1 < v < 0.25 for v in losses), result.explain()
     curves = _curves(figures)
     assert {f"beta = {b:.2f}" for b in (0.95, 0.9, 0.6, 0)} <= set(curves)
     assert {f"lambda = {lam:.2f}" for lam in (0.1, 1, 10, 19)} <= set(curves)
@@ -85,8 +86,8 @@ def test_d2l_momentum(tmp_path):
             assert curves[label][1] == pytest.approx(ref_curves[label][1], rel=1e-6), label
         ref_losses = [float(v) for v in re.findall(rf"^loss: ({ys.FLOAT}), ", ref.stdout, re.M)]
         # After 2 (4) epochs of minibatch SGD the loss of this linear regression is within a few thousandths
-        # of its minimum; under PyTorch three runs gave 0.161-0.165 for each of the four (spread 0.004 at
-        # most): 0.01 is twice that.
+        # of its minimum; under PyTorch three runs gave 0.157-0.162 (spread 0.005 at most at each of the
+        # four places): 0.01 is twice that.
         assert losses == pytest.approx(ref_losses, abs=0.01)
 
 
@@ -102,8 +103,9 @@ def test_d2l_softmax_regression_concise(tmp_path):
     if "torch" in runs:
         ref = _curves(runs["torch"][1])
         # The first point averages 4 batches from the LazyLinear's random start, close to ln 10 = 2.303
-        # whatever the weights (PyTorch: 2.32-2.33 over three runs); after 2 epochs the validation loss is
-        # 2.17-2.18 (three runs). 0.05 covers twice those spreads.
+        # whatever the weights; after 2 epochs the validation loss has moved ~0.1. Measured so far: PyTorch
+        # 2.322 (first) and 2.167 (epoch 2), torchshim 2.312 and 2.191. PROVISIONAL: 0.05 is not yet
+        # derived from PyTorch's seed-to-seed spread (to be measured over several runs).
         assert train[0] == pytest.approx(ref["train_loss"][1][0], abs=0.05)
         assert val[-1] == pytest.approx(ref["val_loss"][1][-1], abs=0.05)
 
@@ -129,8 +131,8 @@ def test_d2l_lenet(tmp_path):
         assert ref.lines[:len(LENET_SHAPES)] == LENET_SHAPES
         ref_curves = _curves(ref_figures)
         # LeNet's sigmoids start from Xavier weights and all outputs near uniform: the loss stays close to
-        # ln 10 for the first epochs (PyTorch, three runs: first point 2.31-2.34, last validation loss
-        # 2.30-2.31); 0.06 is twice the spread.
+        # ln 10 for the first epochs. PROVISIONAL: 0.06 is not yet derived from PyTorch's seed-to-seed
+        # spread (to be measured over several runs).
         assert curves["train_loss"][1][0] == pytest.approx(ref_curves["train_loss"][1][0], abs=0.06)
         assert curves["val_loss"][1][-1] == pytest.approx(ref_curves["val_loss"][1][-1], abs=0.06)
 
@@ -146,8 +148,8 @@ def test_d2l_rnn_concise(tmp_path):
     assert train[-1] < train[0] and val[-1] < val[0]
     if "torch" in runs:
         ref = _curves(runs["torch"][1])
-        # the stand-in text has 24 distinct characters besides <unk>: the untrained perplexity is about 25
-        # and falls to about 10 in 4 epochs (PyTorch, three runs: first point 21.5-21.7, last validation
-        # perplexity 9.5-10.5); the tolerances are twice the spreads.
+        # the untrained perplexity is about the vocabulary size and falls to about 10 in 4 epochs. Measured
+        # so far: PyTorch 21.94 (first point) and 9.96 (last validation), torchshim 21.51 and 10.19.
+        # PROVISIONAL: 0.5 / 2.0 are not yet derived from PyTorch's seed-to-seed spread.
         assert train[0] == pytest.approx(ref["train_ppl"][1][0], abs=0.5)
         assert val[-1] == pytest.approx(ref["val_ppl"][1][-1], abs=2.0)

@@ -18,7 +18,7 @@ MAX_CYCLE = 10
 # lowest first; a module's layer is that of the longest prefix that names it (module or package)
 LAYERS = [
     ("base", ["_dtype", "_device", "_promotion", "_storage", "_view", "_layout", "_warnings",
-              "_kernel_budget", "_precision",
+              "_kernel_budget", "_precision", "_compile_cache", "_kernel_log",
               "_index_check", "_hooks", "_backcompat", "_methods", "_autoload", "return_types",
               "_c_profiler", "_errors"]),
     ("tensor", ["_tensor", "_random", "_tensor_str", "_dlpack"]),

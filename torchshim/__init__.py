@@ -9,6 +9,13 @@ import jax as _jax
 # int64/float64 are PyTorch's defaults; float32 stays the default float
 _jax.config.update("jax_enable_x64", True)
 
+# jax's persistent compilation cache (TORCHSHIM_COMPILE_CACHE=0 turns it off) and TORCHSHIM_LOGS=kernels,
+# before anything compiles
+from . import _compile_cache, _kernel_log  # noqa: E402
+_compile_cache.configure()
+if _kernel_log.enabled():
+    _kernel_log.install()
+
 from ._api import *  # noqa: E402,F401,F403  (tensors, dtypes, every op, grad modes, generators)
 from . import autograd, cuda, utils  # noqa: E402,F401
 from . import nn  # noqa: E402,F401

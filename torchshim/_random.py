@@ -34,7 +34,7 @@ class Generator:
     def manual_seed(self, seed):
         seed = int(seed)
         if seed < -0x8000_0000_0000_0000 or seed > 0xFFFF_FFFF_FFFF_FFFF:
-            raise RuntimeError("Overflow when unpacking long long")
+            raise ValueError("Overflow when unpacking long long")  # as PyTorch (a Python-side check)
         self._seed = seed & 0xFFFF_FFFF_FFFF_FFFF
         self._key = None
         self._count = 0

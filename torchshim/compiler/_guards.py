@@ -20,7 +20,7 @@ import numpy as np
 
 from .._tensor import Tensor
 
-__all__ = ["walk", "roots_of", "containers"]
+__all__ = ["walk", "roots_of", "containers", "unchanged", "tensor_meta"]
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 _MAX_DEPTH = 8
@@ -28,33 +28,50 @@ _MAX_PLAIN = 16
 _SKIP_TYPES = (types.ModuleType, type, types.BuiltinFunctionType, types.MethodWrapperType)
 
 
+def tensor_meta(t):
+    """What is guarded of a tensor found again at the same place: geometry, dtype, autograd state, its storage
+    and its `.grad` (identity and geometry)."""
+    g = t._grad
+    return (t._storage, t._shape, t._stride, t._offset, t._dtype, t._requires_grad, t._grad_fn is None,
+            None if g is None else (id(g), g._storage, g._shape, g._stride, g._offset, g._dtype))
+
+
 class _Walk:
-    __slots__ = ("sig", "tensors", "seen", "objects")
+    """One walk: `sig` (the signature), `tensors` (found, in order), `checks` (how to confirm cheaply that a
+    later walk would give the same: each visited value's container, key and value), `objects` (containers
+    visited, when collecting)."""
+
+    __slots__ = ("sig", "tensors", "seen", "objects", "checks")
 
     def __init__(self, collect=False):
         self.sig = []
         self.tensors = []
         self.seen = {}
-        self.objects = [] if collect else None  # the dicts, lists and objects visited (containers())
+        self.objects = [] if collect else None
+        self.checks = []
 
-    def tensor(self, t):
+    def tensor(self, t, c, k):
         st = t._storage
         g = t._grad
-        # storage identity is not guarded: inputs are read by position in the walk (aliasing is: _State)
+        # storage identity is not in the signature: inputs are read by position in the walk (aliasing is, by
+        # numbering storages in _State)
         self.sig.append((type(t), t._shape, t._stride, t._offset, t._dtype, t._requires_grad,
                          t._grad_fn is None, st.device,
                          None if g is None else (g._shape, g._stride, g._offset, g._dtype)))
+        self.checks.append((2, c, k, t, tensor_meta(t)))
         self.tensors.append(t)
         if g is not None:
             self.tensors.append(g)
 
-    def visit(self, x, depth):
+    def visit(self, x, depth, c, k):
         if isinstance(x, _SCALARS):
             self.sig.append((type(x), x))
+            self.checks.append((1, c, k, x, None))
             return
         if isinstance(x, Tensor):
-            self.tensor(x)
+            self.tensor(x, c, k)
             return
+        self.checks.append((0, c, k, x, None))
         i = id(x)
         if i in self.seen:
             self.sig.append(("seen", self.seen[i]))
@@ -67,20 +84,23 @@ class _Walk:
             return
         if isinstance(x, dict):
             self.sig.append((dict, len(x)))
-            for k, v in x.items():
-                self.key(k)
-                self.visit(v, depth + 1)
+            self.checks.append((3, x, None, None, len(x)))
+            for key, v in x.items():
+                self.key(key)
+                self.visit(v, depth + 1, x, key)
             return
         if isinstance(x, (list, tuple)):
-            if len(x) > _MAX_PLAIN and all(isinstance(v, _SCALARS) for v in x):
-                self.sig.append((type(x), "long"))
+            if len(x) > _MAX_PLAIN and not (isinstance(x[0], Tensor) or hasattr(x[0], "_parameters")):
+                self.sig.append((type(x), "long"))  # histories, datasets: not guarded (module docstring)
                 return
             self.sig.append((type(x), len(x)))
-            for v in x:
-                self.visit(v, depth + 1)
+            self.checks.append((3, x, None, None, len(x)))
+            for n, v in enumerate(x):
+                self.visit(v, depth + 1, x, n)
             return
         if isinstance(x, (set, frozenset)):
             self.sig.append((type(x), len(x)))
+            self.checks.append((3, x, None, None, len(x)))
             return
         if isinstance(x, numbers.Number) or hasattr(x, "is_floating_point") and hasattr(x, "itemsize"):
             self.sig.append((type(x), x))  # numpy scalars, torch dtypes
@@ -100,12 +120,14 @@ class _Walk:
                 self.sig.append(("id", i))
             return
         self.sig.append((type(x),))
-        for k, v in d.items():
-            if k.startswith("_") and k.endswith("hooks") and isinstance(v, dict):
-                self.sig.append((k, len(v)))
+        self.checks.append((3, d, None, None, len(d)))
+        for key, v in d.items():
+            if key.startswith("_") and key.endswith("hooks") and isinstance(v, dict):
+                self.sig.append((key, len(v)))
+                self.checks.append((3, v, None, None, len(v)))
                 continue
-            self.sig.append(k)
-            self.visit(v, depth + 1)
+            self.sig.append(key)
+            self.visit(v, depth + 1, d, key)
 
     def key(self, k):
         if isinstance(k, Tensor):
@@ -114,6 +136,35 @@ class _Walk:
             self.sig.append(k)
         else:
             self.sig.append(("key", id(k)))
+
+
+def unchanged(walked, roots):
+    """Whether walk result `walked` of earlier roots still holds for `roots` (the same walk would give the
+    same result): the roots are the same objects and every check holds."""
+    old = walked[3]
+    if len(old) != len(roots):
+        return False
+    for a, b in zip(old, roots):
+        if a is not b and (type(a) is not type(b) or not isinstance(a, _SCALARS) or a != b):
+            return False
+    for kind, c, k, x, m in walked[2]:
+        if kind == 3:
+            if len(c) != m:
+                return False
+            continue
+        try:
+            v = c[k]
+        except (KeyError, IndexError, TypeError):
+            return False
+        if kind == 0:
+            if v is not x:
+                return False
+        elif kind == 1:
+            if v is not x and (type(v) is not type(x) or v != x):
+                return False
+        elif v is not x or tensor_meta(v) != m:
+            return False
+    return True
 
 
 def roots_of(fn, depth=2):
@@ -154,25 +205,35 @@ def roots_of(fn, depth=2):
     return out
 
 
+_NAMES = {}
+
+
 def _names(code):
-    names = list(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            names.extend(_names(c))
+    """The global names `code` and the code objects nested in it use (cached per code object)."""
+    names = _NAMES.get(code)
+    if names is None:
+        names = list(code.co_names)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                names.extend(_names(c))
+        names = _NAMES[code] = tuple(dict.fromkeys(names))
     return names
 
 
 def walk(roots):
-    """(signature tuple, tensors found in order) of the objects `roots`."""
+    """(signature tuple, tensors found in order, checks, roots) of the objects `roots`."""
     w = _Walk()
-    for r in roots:
-        w.visit(r, 0)
-    return tuple(w.sig), w.tensors
+    roots = list(roots)
+    for n, r in enumerate(roots):
+        w.visit(r, 0, roots, n)
+    checks = [c for c in w.checks if c[1] is not roots]  # the roots themselves are compared by unchanged()
+    return tuple(w.sig), w.tensors, checks, roots
 
 
 def containers(roots):
     """Every dict, list and object (with a `__dict__`) the walk of `roots` visits."""
     w = _Walk(collect=True)
-    for r in roots:
-        w.visit(r, 0)
+    roots = list(roots)
+    for n, r in enumerate(roots):
+        w.visit(r, 0, roots, n)
     return w.objects

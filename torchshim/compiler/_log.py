@@ -41,8 +41,9 @@ def _diff(old, new):
         return f"grad mode changed ({ograd} -> {ngrad})"
     if oprec != nprec:
         return f"matmul precision changed ({oprec} -> {nprec})"
-    on, oa, orr, orel = osig
-    nn_, na, nr, nrel = nsig
+    oa, na = osig[1], nsig[1]
+    orr, nr = osig[2].value, nsig[2].value
+    orel, nrel = osig[3:], nsig[3:]
     for what, a, b in (("arguments", oa, na), ("state reached by the function", orr, nr)):
         if a != b:
             for i, (x, y) in enumerate(zip(a, b)):

@@ -127,30 +127,82 @@ def _fill(t, values):
 
 
 # ---- one call's view of the state -------------------------------------------------------------------------
+class _Key:
+    """A hashable wrapper of a (large) signature tuple whose hash is computed once."""
+
+    __slots__ = ("value", "hash")
+
+    def __init__(self, value):
+        self.value = value
+        self.hash = hash(value)
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        return self is other or (isinstance(other, _Key) and self.hash == other.hash and self.value == other.value)
+
+
+class _RootsWalk:
+    """The walk of what a compiled function reaches, kept between calls while its checks hold."""
+
+    __slots__ = ("walked", "key", "tensors", "storages", "owner", "rel", "ids")
+
+    def __init__(self, roots):
+        self.walked = _guards.walk(roots)
+        self.key = _Key(self.walked[0])
+        self.tensors = self.walked[1]
+        self.storages, self.owner, self.rel = _number(self.tensors)
+        self.ids = {id(s): k for k, s in enumerate(self.storages)}
+
+
+def _number(tensors):
+    """(distinct storages in order of first appearance, the first tensor over each, each tensor's number)."""
+    order = {}
+    storages = []
+    owner = []
+    rel = []
+    for t in tensors:
+        st = t._storage
+        k = order.get(id(st))
+        if k is None:
+            k = order[id(st)] = len(storages)
+            storages.append(st)
+            owner.append(t)
+        rel.append(k)
+    return storages, owner, tuple(rel)
+
+
 class _State:
-    """The walk of one call: signature, tensors, and the distinct storages in order of first appearance."""
+    """The walk of one call: signature, tensors, and the distinct storages in order of first appearance (the
+    arguments' first). The walk of the roots is reused from the previous call while its checks hold."""
 
-    __slots__ = ("sig", "tensors", "storages", "owner", "walked")
+    __slots__ = ("sig", "tensors", "storages", "owner", "walked", "roots_walk")
 
-    def __init__(self, args, kwargs, roots):
+    def __init__(self, args, kwargs, roots, last=None):
         self.walked = ((args, kwargs), roots)
-        asig, atensors = _guards.walk((args, kwargs))
-        rsig, rtensors = _guards.walk(roots)
-        tensors = atensors + rtensors
-        order = {}
-        storages = []
-        owner = []
-        rel = []
-        for t in tensors:
-            st = t._storage
-            k = order.get(id(st))
-            if k is None:
-                k = order[id(st)] = len(storages)
-                storages.append(st)
-                owner.append(t)
-            rel.append(k)
-        self.sig = (len(atensors), asig, rsig, tuple(rel))
-        self.tensors = tensors
+        asig, atensors = _guards.walk((args, kwargs))[:2]
+        if last is not None and _guards.unchanged(last.walked, roots):
+            rw = last
+        else:
+            rw = _RootsWalk(roots)
+        self.roots_walk = rw
+        if not atensors:
+            self.sig = (0, asig, rw.key, rw.rel)
+            self.tensors, self.storages, self.owner = rw.tensors, rw.storages, rw.owner
+            return
+        storages, owner, arel = _number(atensors)
+        shared = [rw.ids.get(id(s)) for s in storages]
+        if any(k is not None for k in shared):  # an argument aliases the state: number everything together
+            storages, owner, rel = _number(atensors + rw.tensors)
+        else:
+            n = len(storages)
+            storages = storages + rw.storages
+            owner = owner + rw.owner
+            rel = (arel, n)
+        self.sig = (len(atensors), asig, rw.key, rel if isinstance(rel, tuple) and len(rel) == 2 and
+                    isinstance(rel[1], int) else rel, rw.rel)
+        self.tensors = atensors + rw.tensors
         self.storages = storages
         self.owner = owner  # the first tensor seen over each storage
 
@@ -175,6 +227,7 @@ class CompiledFunction:
         self.traces = 0  # programs traced (tests and stats count recompilations with it)
         self.warned = set()
         self.eager_all = False
+        self._last_walk = None
 
     def roots(self):
         return self._roots() if self._roots is not None else _guards.roots_of(self.fn)
@@ -187,7 +240,8 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if self.eager_all or _stance.force_eager() or _capture.active() is not None:
             return self.fn(*args, **kwargs)  # inside another compiled function's trace: traced into it
-        state = _State(args, kwargs, self.roots())
+        state = _State(args, kwargs, self.roots(), self._last_walk)
+        self._last_walk = state.roots_walk
         key = (state.sig, is_grad_enabled(), _precision.name())
         entry = self.cache.get(key)
         if entry is None:
@@ -454,11 +508,11 @@ def _run(e, state):
     storages = state.storages
     if e.donate:
         don = [_donatable(storages[i]._array) for i in e.donated]
-    else:
+    else:  # a forward keeps its inputs (create_graph differentiates it again from them)
         don = [storages[i]._array for i in e.donated]
     kept = [storages[i]._array for i in e.inputs]
     miss = [s._array for s in e.misses]
-    rng = [tuple(jnp.asarray(v) for v in r) for r in rng_inputs(e.gens)]
+    rng = rng_inputs(e.gens)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
         outs, (don_out, miss_out, ext_out, surv_out), vjp_fn = e.program(don, kept, miss, rng)
@@ -466,16 +520,16 @@ def _run(e, state):
     if e.diff_forward is not None and is_grad_enabled():
         node_inputs = (don, kept, miss, rng)
     del don
+    # (outside any trace the storage hook is off: the arrays are rebound directly)
     for i, a in zip(e.donated, don_out):
-        storages[i].array = a
+        storages[i]._array = a
         state.owner[i]._vc.value += 1
     for s, a in zip(e.misses, miss_out):
-        if s._array is not a:
-            s.array = a
+        s._array = a
     for s, a in zip(e.external, ext_out):
-        s.array = a
+        s._array = a
     for s, a in zip(e.survivors, surv_out):
-        s.array = a
+        s._array = a
     for g, n in zip(e.gens, e.draws):
         g._count += n
     e.calls += 1

@@ -1,12 +1,18 @@
-"""The parts of `torch.jit` that behave the same in eager PyTorch: decorators (`ignore`, `unused`, `export`,
-`interface`, `script_if_tracing`), `annotate`, `Final`, `Attribute`, `is_scripting`, `fork`/`wait` (run
-at once: PyTorch's eager fork also runs the call), context managers (`optimized_execution`, `fuser`), and
-`save`/`load`/`freeze` (NotImplementedError: no TorchScript IR)."""
+"""The rest of `torch.jit`: decorators (`ignore`, `unused`, `export`, `interface`, `script_if_tracing`: the
+function unchanged, traced into programs like any Python code), `annotate`, `Final`, `Attribute`,
+`fork`/`wait` (run at once: PyTorch's eager fork also runs the call), context managers (`optimized_execution`,
+`fuser`), `save`/`load` (torchshim program archives, `_archive.py`), `freeze`/`optimize_for_inference`
+(the program with its parameters as constants)."""
 import contextlib
+import copy
+import functools
 import typing
 import warnings
 
-from ._script import NOT_SUPPORTED, ScriptModule
+from ..nn.modules.module import Module
+from ._archive import load_program, save_program
+from ._program import Program
+from ._script import NOT_SUPPORTED, RecursiveScriptModule, ScriptFunction, ScriptModule, is_scripting
 
 __all__ = ["ignore", "unused", "export", "interface", "script_if_tracing", "annotate", "Final", "Attribute",
            "is_scripting", "Future", "fork", "wait", "optimized_execution", "fuser", "save", "load", "freeze",
@@ -19,11 +25,6 @@ _builtin_isinstance = isinstance
 
 class Error(RuntimeError):
     """`torch.jit.Error` (TorchScript's runtime error type)."""
-
-
-def is_scripting():
-    """`torch.jit.is_scripting() -> bool`: False (code never runs under the TorchScript compiler here)."""
-    return False
 
 
 def ignore(drop=False, **kwargs):
@@ -189,24 +190,47 @@ _strategy = [("STATIC", 2), ("DYNAMIC", 10)]
 
 
 def save(m, f, _extra_files=None):
-    """`torch.jit.save(m, f)`: NotImplementedError (no TorchScript archive format); use `torch.save` of the
-    state_dict."""
+    """`torch.jit.save(m, f, _extra_files=None)`: writes a traced or scripted module or function as a torchshim
+    program archive (a `jax.export` artifact with the state_dict; `_archive.py`). Difference: real PyTorch
+    cannot load it, and a scripted object must have been called once (its program is traced on first call)."""
     warnings.warn("`torch.jit.save` is deprecated. Please switch to `torch.export`.", DeprecationWarning,
                   stacklevel=2)
-    raise NotImplementedError(NOT_SUPPORTED.format(what="torch.jit.save") + " Save the state_dict with "
-                              "torch.save instead.")
+    if not _builtin_isinstance(m, (ScriptModule, ScriptFunction)):
+        raise AttributeError(f"'{type(m).__name__}' object has no attribute 'save'")
+    save_program(m, f, _extra_files)
 
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
-    """`torch.jit.load(f)`: NotImplementedError (TorchScript archives hold TorchScript IR)."""
+    """`torch.jit.load(f, map_location=None, _extra_files=None)`: a module saved by torchshim's
+    `torch.jit.save` (a `RecursiveScriptModule` running the saved program, with its state_dict). A TorchScript
+    archive written by real PyTorch raises RuntimeError (no TorchScript interpreter here)."""
     warnings.warn("`torch.jit.load` is deprecated. Please switch to `torch.export`.", DeprecationWarning,
                   stacklevel=2)
-    raise NotImplementedError(NOT_SUPPORTED.format(what="torch.jit.load"))
+    return load_program(f, map_location, _extra_files)
+
+
+def _frozen(mod):
+    """A RecursiveScriptModule running `mod`'s program with its parameters and buffers baked in as constants
+    (no parameters or buffers of its own, as PyTorch's frozen modules)."""
+    prog = mod._jit_program
+    if getattr(prog, "fn", None) is None:
+        raise RuntimeError("torch.jit.freeze (torchshim): a module loaded by torch.jit.load is already a fixed "
+                           "program; freeze the module it was saved from")
+    tmp = copy.copy(prog.module)
+    tmp.__dict__.pop("_jit_program", None)
+    copy_ = copy.deepcopy(tmp)
+    out = RecursiveScriptModule()
+    out.__dict__["original_name"] = mod.__dict__.get("original_name", prog.name)
+    out.train(False)
+    fn = functools.partial(Module.__call__, copy_)
+    out.__dict__["_jit_program"] = Program(fn, None, prog.name, prog.mode, prog.host)
+    return out
 
 
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
-    """`torch.jit.freeze(mod)`: needs a ScriptModule in eval mode, as PyTorch; freezing rewrites TorchScript
-    IR, which torchshim does not have: NotImplementedError."""
+    """`torch.jit.freeze(mod, preserved_attrs=None, optimize_numerics=True)`: a ScriptModule in eval mode ->
+    a RecursiveScriptModule whose program holds the parameters and buffers as constants (none of its own).
+    Difference: `preserved_attrs` are not kept as attributes."""
     warnings.warn("`torch.jit.freeze` is deprecated. Please use `torch.compile` instead.", DeprecationWarning,
                   stacklevel=2)
     if not _builtin_isinstance(mod, ScriptModule):
@@ -215,12 +239,19 @@ def freeze(mod, preserved_attrs=None, optimize_numerics=True):
     if mod.training:
         raise RuntimeError("Freezing is currently only implemented for modules in eval mode. Please call "
                            ".eval() on your module before freezing.")
-    raise NotImplementedError(NOT_SUPPORTED.format(what="torch.jit.freeze"))
+    return _frozen(mod)
 
 
 def optimize_for_inference(mod, other_methods=None):
-    """`torch.jit.optimize_for_inference(mod)`: NotImplementedError (an IR pass)."""
-    raise NotImplementedError(NOT_SUPPORTED.format(what="torch.jit.optimize_for_inference"))
+    """`torch.jit.optimize_for_inference(mod, other_methods=None)`: the frozen module (`freeze`); XLA does the
+    fusions PyTorch's passes do."""
+    if not _builtin_isinstance(mod, ScriptModule):
+        raise RuntimeError("optimize_for_inference expects a ScriptModule as input. Please use torch.jit.script "
+                           "or torch.jit.trace to script your 'nn.Module'.")
+    if mod.training:
+        mod = copy.copy(mod)
+        mod.__dict__["training"] = False
+    return _frozen(mod)
 
 
 class CompilationUnit:

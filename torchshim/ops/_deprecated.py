@@ -20,12 +20,13 @@ import warnings
 from .._tensor import Tensor
 from .._warnings import is_warn_always_enabled, user_stacklevel
 
-__all__ = ["wrap"]
+__all__ = ["has", "wrap"]
 
 _WARNED = [False]
 _WHERE = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1841.)"
 _MM = {"addmm": ("mat1", "mat2"), "addmv": ("mat", "vec"), "addr": ("vec1", "vec2"),
        "addbmm": ("batch1", "batch2"), "baddbmm": ("batch1", "batch2")}
+_OPS = frozenset(("add", "sub", "addcmul", "addcdiv", *_MM))
 _OUT_DTYPE = ("addmm", "baddbmm")  # their functions also list the out_dtype overload as a replacement
 
 
@@ -118,11 +119,16 @@ def _warn(message):
     warnings.warn(message + _WHERE, UserWarning, stacklevel=user_stacklevel())
 
 
+def has(name):
+    """Whether op `name` has deprecated positional forms."""
+    return name.rstrip("_") in _OPS
+
+
 def wrap(name, f, method=False):
     """`f` (the public function, or with method=True the Tensor method, of op `name`; `name` ends with '_'
     for the in-place method) also accepting PyTorch's deprecated positional forms; `f` itself when the op has
     none."""
-    if name.rstrip("_") not in ("add", "sub", "addcmul", "addcdiv", *_MM):
+    if not has(name):
         return f
     forms = _forms(name, method)
     base = name.rstrip("_")

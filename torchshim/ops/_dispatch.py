@@ -115,7 +115,7 @@ def _is_scalar(x):
 _LOW_PRECISION = (np.dtype(D.float16.np), np.dtype(D.bfloat16.np))
 
 
-def _cast_body(jfn, opmath=True):
+def _cast_body(jfn, opmath=True, name=None):
     def body(*args, cdt, rdt, **kw):
         # PyTorch computes half/bfloat16 math in float32 ("opmath") and rounds once
         if opmath and cdt in _LOW_PRECISION:
@@ -123,6 +123,8 @@ def _cast_body(jfn, opmath=True):
         args = [a.astype(cdt) if a.dtype != cdt else a for a in map(jnp.asarray, args)]
         r = jfn(*args, **kw)
         return r.astype(rdt) if r.dtype != rdt else r
+    if name:  # the kernel's name in jax's logs and TORCHSHIM_LOGS=kernels: the op's
+        body.__name__ = body.__qualname__ = name
     return body
 
 
@@ -130,7 +132,7 @@ def unary(name, jfn, kind=DEFAULT, static=(), opmath=True):
     """Front function `f(input, **static_kwargs)` for an elementwise jax function of one array.
 
     opmath: compute float16/bfloat16 in float32 and round once, as PyTorch's CPU kernels mostly do."""
-    jitted = jax.jit(_cast_body(jfn, opmath), static_argnames=("cdt", "rdt", *static))
+    jitted = jax.jit(_cast_body(jfn, opmath, name), static_argnames=("cdt", "rdt", *static))
 
     def f(input, **kw):
         if not isinstance(input, Tensor):
@@ -146,7 +148,7 @@ def binary(name, jfn, kind=DEFAULT, static=(), opmath=True):
     """Front function `f(input, other, **static_kwargs)` for an elementwise jax function of two arrays.
 
     Either operand may be a Python number (PyTorch's wrapped scalar, lowest promotion priority)."""
-    jitted = jax.jit(_cast_body(jfn, opmath), static_argnames=("cdt", "rdt", *static))
+    jitted = jax.jit(_cast_body(jfn, opmath, name), static_argnames=("cdt", "rdt", *static))
     same = {}  # dtype -> (compute np dtype, result np dtype, result dtype) when both tensors share a dtype
 
     def f(input, other, **kw):

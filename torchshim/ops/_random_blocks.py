@@ -8,9 +8,11 @@ jax's threefry (with `jax_threefry_partitionable`, the default since jax 0.5) gi
 shape the bits threefry2x32(key, (i >> 32, i & 0xFFFFFFFF)): the flat row-major index is the counter. The
 samplers torchshim uses (uniform, normal, exponential, ...) transform each element's bits on their own. So a
 draw of n elements equals the first n elements of the same draw over any longer flat vector, and also the
-concatenation of fixed-size blocks that start their counters at 0, B, 2B, ...: `RandomKernel` draws those
-blocks with ONE kernel per block size (a third key word carries the block's first counter; `_offset_bits` is
-jax's partitionable threefry with that offset), then cuts and reshapes on the host, which compiles nothing.
+concatenation of blocks that start their counters where the previous one ended: `RandomKernel` covers a
+draw with blocks of three fixed sizes (`TIERS`: as many large ones as fit, then medium, then small ones
+rounded up, so at most 1023 counters are wasted), ONE kernel per block size (a third key word carries the
+block's first counter; `_offset_bits` is jax's partitionable threefry with that offset), then cuts and
+reshapes on the host, which compiles nothing.
 The numbers are bit-for-bit those of the per-shape kernel (compat_tests/test_random_compile.py checks many
 shapes, dtypes and distributions), so the stream is unchanged.
 
@@ -34,10 +36,10 @@ from .._random import make_key
 
 __all__ = ["RandomKernel", "random_kernel"]
 
-SMALL = 1 << 12  # block size of draws up to this many counters
-LARGE = 1 << 18  # block size of larger draws
+TIERS = (1 << 18, 1 << 14, 1 << 10)  # block sizes in counters, largest first: one kernel each
 MAX_BLOCKED = 1 << 22  # draws with more counters than this compile a kernel of their own shape
-REPEAT = 4  # draws of one signature before it gets its own per-shape kernel
+REPEAT = 64  # draws of one signature before it gets its own per-shape kernel (more than a deep model's
+# identical layers, so building one stays on the blocks)
 _MAX_SEEN = 4096  # signatures remembered for REPEAT (forgotten all at once past this)
 
 
@@ -67,6 +69,16 @@ def _block_key(raw, n, first):
     words = jax.random.key_data(make_key(raw, n))
     return jax.random.wrap_key_data(jnp.concatenate([words, jnp.asarray(first, np.uint32)[None]]),
                                     impl=_OFFSET_IMPL)
+
+
+def plan(total):
+    """[(first counter, counters)] of the blocks that cover `total` counters."""
+    out, start = [], 0
+    for i, size in enumerate(TIERS):
+        k = (total - start) // size if i < len(TIERS) - 1 else -(-(total - start) // size)
+        out += [(start + j * size, size) for j in range(k)]
+        start += k * size
+    return out
 
 
 def _is_scalar(v):
@@ -127,10 +139,8 @@ class RandomKernel:
         """The draw assembled from blocks on the host; None inside a jax trace (the per-shape kernel then)."""
         c = self.counters(**static)
         numel = math.prod(shape)
-        bsize = SMALL if numel * c <= SMALL else LARGE
-        per = bsize // c  # elements per block
-        parts = [self.block(raw, n, np.uint32(start * c), *args, size=per, **static)
-                 for start in range(0, numel, per)]
+        parts = [self.block(raw, n, np.uint32(start), *args, size=size // c, **static)
+                 for start, size in plan(numel * c)]
         leaves0, tree = jax.tree.flatten(parts[0])
         if any(isinstance(x, jax.core.Tracer) for x in leaves0):
             return None

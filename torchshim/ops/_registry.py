@@ -241,15 +241,18 @@ def install(namespace):
         # PyTorch's deprecated positional forms (`torch.add(x, 2, y)`, ops/_deprecated.py; ops without: as is)
         public = _deprecated.wrap(op.name, public)
         public, method = overridable(public), overridable(_deprecated.wrap(op.name, fn, method=True))
+        # an alias's method (`Tensor.subtract`) takes the current signature only, as in PyTorch
+        alias_method = overridable(fn) if op.aliases and _deprecated.has(op.name) else method
         functional = public if same else overridable(functional)
-        method.__torchshim_method__ = op.name
+        method.__torchshim_method__ = alias_method.__torchshim_method__ = op.name
         # autocast's casts (ops/_autocast.py; identity for ops on no autocast list): functions, methods
-        public, method, functional = (autocast_wrap(op.name, f) for f in (public, method, functional))
+        public, method, functional, alias_method = (autocast_wrap(op.name, f)
+                                                    for f in (public, method, functional, alias_method))
         public.__name__ = public.__qualname__ = op.name  # not the forward's own name (`_addmm`, `range_`)
         ip = None
         if op.inplace:
             ip = op.inplace if callable(op.inplace) and op.inplace is not True else make_inplace(fn, op.name)
-            ip = _deprecated.wrap(op.name + "_", ip, method=True)
+            alias_ip, ip = ip, _deprecated.wrap(op.name + "_", ip, method=True)
         for n in (op.name, *op.aliases):
             # an alias is its own function object named as it is called (`torch.arctan.__name__ == "arctan"`,
             # which torch.fx prints), as in PyTorch
@@ -259,10 +262,10 @@ def install(namespace):
             if op.functional:
                 FUNCTIONAL[n] = functional
             if op.method:
-                setattr(Tensor, n, method)
+                setattr(Tensor, n, method if n == op.name else alias_method)
             if ip is not None:
                 if op.method or not op.inplace_function:
-                    setattr(Tensor, n + "_", ip)
+                    setattr(Tensor, n + "_", ip if n == op.name else alias_ip)
                 if op.inplace_function and op.function:
                     namespace[n + "_"] = ip
                     PUBLIC[n + "_"] = ip

@@ -87,12 +87,13 @@ def _with_alpha(plain, traced, static, input, other, alpha):
     """add/sub: `input (+|-) alpha * other` with PyTorch's alpha checks and its rounding for half/bfloat16
     scalars and alpha (the common dtype is promoted once, only when needed)."""
     alpha = _alpha_value(alpha)
-    one = alpha == 1 and not isinstance(alpha, complex)
+    exact_one = type(alpha) is int and alpha == 1  # any other alpha is checked (1.0, 1+0j, True included)
+    one = alpha == 1 and not isinstance(alpha, (complex, bool, np.bool_))
     both = isinstance(input, Tensor) and isinstance(other, Tensor)
-    if both and one:
+    if both and exact_one:
         return plain(input, other)
     rd = P.promote(DEFAULT, (input, other))[1]
-    if alpha != 1:
+    if not exact_one:
         _check_alpha(rd, alpha)
     half = rd is D.float16 or rd is D.bfloat16
     if half and not both:
@@ -112,11 +113,14 @@ def _alpha_value(alpha):
 
 
 def _check_alpha(d, alpha):
-    """PyTorch's alpha checks for an add/sub whose result dtype is `d`."""
-    if _is_int(d) and d is not D.bool_ and isinstance(alpha, float):
+    """PyTorch's alpha checks for an add/sub whose result dtype is `d` (bool counts as integral)."""
+    if isinstance(alpha, (bool, np.bool_)):
+        if d is not D.bool_:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif _is_int(d) and isinstance(alpha, (float, complex, np.floating, np.complexfloating)):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    if d is D.bool_ and not isinstance(alpha, bool):
-        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif not d.is_complex and isinstance(alpha, (complex, np.complexfloating)):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
 
 
 @register("add", inplace=True, out=True, operators=("__add__", "__radd__", "__iadd__"), kind="pointwise",

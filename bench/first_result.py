@@ -136,8 +136,9 @@ def main(argv=None):
         shutil.rmtree(data, ignore_errors=True)
     os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
     with open(a.json, "w") as f:
-        json.dump({"machine": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count(),
-                   "load_avg": os.getloadavg(), "repeats": a.repeats, "results": results}, f, indent=1)
+        json.dump({"machine": platform.platform(), "python": platform.python_version(),
+                   "cpus": os.cpu_count(), "load_avg": os.getloadavg(), "repeats": a.repeats,
+                   "results": results}, f, indent=1)
     print(f"wrote {a.json}")
 
 
@@ -153,7 +154,8 @@ def _print_row(name, res, columns):
         _printed_header.append(1)
     row = f"{name:8}" + "".join(f"{res[c]['total_s']:10.2f}" for c in columns)
     if "torch" in columns:
-        row += "".join(f"{res[c]['total_s'] / res['torch']['total_s']:14.1f}x" for c in columns if c != "torch")
+        base = res["torch"]["total_s"]
+        row += "".join(f"{res[c]['total_s'] / base:14.1f}x" for c in columns if c != "torch")
     cold, warm = res.get("ts_cold"), res.get("ts_warm")
     cw = "  ".join(f"{r['compiles']:.0f}/{r['cache_hits']:.0f}" for r in (cold, warm) if r)
     checks = [res[c].get("check") for c in columns if c != "torch" and "check" in res[c]]

@@ -292,7 +292,7 @@ def test_output_errors_as_torch(case):
 
 def test_freeze_and_optimize_for_inference():
     outs = []
-    for T, sd in ((torch, None), (torchshim, None)):
+    for T in (torch, torchshim):
         torch.manual_seed(0)
         ref = _bn(torch).eval()
         mod = ref if T is torch else _bn(torchshim).eval()

@@ -137,14 +137,12 @@ def test_jit_freeze_checks():
     both(lambda T: T.jit.freeze(T.jit.script(_lin(T))))
 
 
-def test_jit_save_load_not_implemented(tmp_path):
+def test_jit_save_load_round_trip(tmp_path):
+    """torchshim writes its own program archive (compat_tests/test_jit_programs.py has the full tests)."""
     with pytest.warns(DeprecationWarning):
-        with pytest.raises(NotImplementedError, match="torch.compile/jit"):
-            torchshim.jit.save(torchshim.jit.script(_lin(torchshim)), str(tmp_path / "m.pt"))
-    with pytest.raises(NotImplementedError, match="torch.compile/jit"):
-        torchshim.jit.load(str(tmp_path / "m.pt"))
-    with pytest.raises(NotImplementedError, match="torch.compile/jit"):
-        _ = torchshim.jit.script(_lin(torchshim)).code
+        torchshim.jit.save(torchshim.jit.trace(_lin(torchshim), torchshim.ones(1, 3)), str(tmp_path / "m.pt"))
+    loaded = torchshim.jit.load(str(tmp_path / "m.pt"))
+    assert loaded(torchshim.ones(1, 3)).tolist() == _lin(torchshim)(torchshim.ones(1, 3)).tolist()
 
 
 # ---- torch.compile / torch.compiler ------------------------------------------------------------------------

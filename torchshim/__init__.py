@@ -53,7 +53,8 @@ from .amp.autocast_mode import (  # noqa: E402,F401  (torch.is_autocast_enabled,
     is_autocast_enabled, set_autocast_cache_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled,
     set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
 from . import compiler, distributed, jit, onnx  # noqa: E402,F401
-from .compiler import compile  # noqa: E402,F401  (torch.compile: validated, runs eagerly)
+from .compiler import compile  # noqa: E402,F401  (torch.compile: XLA programs, compiler/_program.py)
+from . import _dynamo  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler  # noqa: E402,F401  (torch.autograd.profiler)
 from . import hub  # noqa: E402,F401

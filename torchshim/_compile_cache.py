@@ -15,18 +15,19 @@ for the same program). `configure()`, called once when torchshim is imported, tu
   `jax_persistent_cache_min_entry_size_bytes` 0): reading a kernel back costs about 5% of compiling it
   (docs/performance.md, "Compilation cache").
 
-The user's own jax settings win: when `jax_compilation_cache_dir` (or `JAX_COMPILATION_CACHE_DIR`) is already
-set, or `jax_enable_compilation_cache` is off, nothing is changed; the thresholds are set only where they still
-hold jax's defaults and no `JAX_PERSISTENT_CACHE_*` variable is set.
+The user's own jax settings win: when `jax_compilation_cache_dir` (or `JAX_COMPILATION_CACHE_DIR`) is
+already set, or `jax_enable_compilation_cache` is off, nothing is changed; the thresholds are set only where
+they still hold jax's defaults and no `JAX_PERSISTENT_CACHE_*` variable is set.
 
-Several processes may share the folder (pytest-xdist and DataLoader workers, two scripts): jax's own file cache
-writes an entry in place, so a reader could load a half-written executable. Here each entry is written to a
-temporary file and renamed into place (readers see no file or the whole file), and an entry deleted between a
-reader's check and its read counts as a miss. jax's `jax_compilation_cache_max_size` bound is not used: with it,
-every write lists and reads the whole folder under a lock (about 0.1 s per write at 1000 entries, 1 s at 5000).
+Several processes may share the folder (pytest-xdist and DataLoader workers, two scripts): jax's own file
+cache writes an entry in place, so a reader could load a half-written executable. Here each entry is written
+to a temporary file and renamed into place (readers see no file or the whole file), and an entry deleted
+between a reader's check and its read counts as a miss. jax's `jax_compilation_cache_max_size` bound is not
+used: with it, every write lists and reads the whole folder under a lock (about 0.1 s per write at 1000
+entries, 1 s at 5000).
 
-A folder that cannot be created or written leaves the cache off: silently by default, with one warning when the
-folder or the switch was set explicitly. `status()` says what was decided and why.
+A folder that cannot be created or written leaves the cache off: silently by default, with one warning when
+the folder or the switch was set explicitly. `status()` says what was decided and why.
 """
 import os
 import threading
@@ -133,7 +134,7 @@ def _writable(path):
 
 
 def _atomic_put(self, key, value):
-    """jax's `LRUCache.put` (no eviction) with the entry written to a temporary file and renamed into place."""
+    """jax's `LRUCache.put` (no eviction), the entry written to a temporary file and renamed into place."""
     if not key:
         raise ValueError("key cannot be empty")
     final = os.path.join(str(self.path), f"{key}{_SUFFIX}")

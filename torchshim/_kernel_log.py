@@ -5,14 +5,15 @@
 
 An eager op meets a new dtype/shape/static-argument signature, or a `torch.compile` program is (re)traced
 (`TORCHSHIM_LOGS=recompiles` says which guard changed), and jax lowers and compiles it. The line gives the
-kernel's name (the op's, for eager kernels), its argument shapes and dtypes, the milliseconds spent in XLA
-(compile, or read and load on a hit) and where the executable came from:
-`compiled (cache miss, written)` / `compiled (not cached)` when the persistent cache is on but the entry was not
-written, `read from the compilation cache`, or `compiled (persistent cache off)`.
+kernel's name (the op's, for eager kernels; jax's primitive or function name otherwise), its argument shapes
+and dtypes (static arguments are not shown), the milliseconds spent in XLA (compile, or read and load on a
+hit) and where the executable came from: `compiled (cache miss, written)`, `compiled (not cached)` (the
+persistent cache is on but the entry was not written), `read from the compilation cache`, or `compiled
+(persistent cache off)`.
 
-Read once, at `import torchshim` (`TORCHSHIM_LOGS` is comma-separated; `all` includes this log); when it is not
-asked for nothing is registered, so the log costs nothing. The shapes come from jax's own debug record of each
-lowering (logger `jax._src.interpreters.pxla`), caught by a filter and not passed on to other handlers.
+Read once, at `import torchshim` (`TORCHSHIM_LOGS` is comma-separated; `all` includes this log); when it is
+not asked for, nothing is registered, so the log costs nothing. The shapes come from jax's own debug record of
+each lowering (logger `jax._src.interpreters.pxla`), caught by a filter and not passed on to other handlers.
 """
 import logging
 import os

@@ -13,8 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-__all__ = ["contiguous_strides", "is_contiguous", "compute_view_stride", "read", "write", "has_overlap",
-           "lens_of", "derive_lens", "lens_numel", "storage_as", "storage_from", "read_relative",
+__all__ = ["contiguous_strides", "is_contiguous", "compute_view_stride", "read", "read_many", "write",
+           "has_overlap", "lens_of", "derive_lens", "lens_numel", "storage_as", "storage_from", "read_relative",
            "write_relative"]
 
 
@@ -182,6 +182,21 @@ def _read(array, offset, shape, stride, pad, lens):
         return _read_flat(array.reshape(-1), shape, stride, offset, pad)
     kind, conj, neg = lens
     return _flags(_read_flat(storage_as(array, kind), shape, stride, offset, pad), conj, neg)
+
+
+def read_many(array, shape, stride, offsets, lens=None):
+    """`stack([read(array, shape, stride, o, lens) for o in offsets])`, in one kernel: the views of one
+    storage that differ only by their offset (`x[i]` for many i, as a DataLoader's collate stacks them) are
+    read by `read`'s own lowering vmapped over the offsets. One compiled kernel per (number of views, shape,
+    stride, lens)."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    pad = _needs_pad(array, shape, stride, int(offsets.max()), lens)
+    return _read_many(array, offsets, shape, stride, pad, lens)
+
+
+@partial(jax.jit, static_argnums=(2, 3, 4, 5))
+def _read_many(array, offsets, shape, stride, pad, lens):
+    return jax.vmap(lambda offset: _read(array, offset, shape, stride, pad, lens))(offsets)
 
 
 def write(array, values, shape, stride, offset, lens=None):

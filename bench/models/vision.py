@@ -2,12 +2,13 @@
 
 Their architectures follow lucidrains/vit-pytorch (MIT licence, (c) 2020 Phil Wang): `levit.py` (LeViT),
 `cct.py` (Compact Convolutional Transformer) and `max_vit.py` (MaxViT), with the configurations of that
-repository's README. The code here is written anew for this benchmark: vit-pytorch needs `einops`, which is not
-installed in the project's environment (nor a torchshim dependency), so every `rearrange`/`repeat`/`Reduce` is
-the equivalent `reshape`/`permute`/`mean`, and `einsum` is kept. The op variety is the original's: strided and
-depthwise convolutions, BatchNorm, LayerNorm, GELU/SiLU/Hardswish-free activations as in the originals,
-attention with learned relative-position biases gathered by an index buffer (nn.Embedding), max pooling,
-adaptive average pooling, squeeze-excitation, windowed (block and grid) attention.
+repository's README. The code here is written anew for this benchmark: vit-pytorch needs `einops`, which is
+not installed in the project's environment (nor a torchshim dependency), so every
+`rearrange`/`repeat`/`Reduce` is the equivalent `reshape`/`permute`/`mean`, and `einsum` is kept. The op
+variety is the originals': strided and depthwise convolutions, BatchNorm, LayerNorm, GELU/SiLU/ReLU/Sigmoid,
+attention with learned relative-position biases gathered through an index buffer (nn.Embedding), max pooling,
+adaptive average pooling, squeeze-excitation, windowed (block and grid) attention, meshgrid/arange/stack index
+construction.
 
 `build(name, torch)` returns the model in eval mode, built with the given torch module (PyTorch or torchshim),
 and `image_size(name)`.
@@ -26,7 +27,7 @@ def build(name, torch):
     return {"levit": _levit, "cct": _cct, "maxvit": _maxvit}[name](torch).eval()
 
 
-# ---- LeViT: image 224, 1000 classes, dims (256, 384, 512), depth 4, heads (4, 6, 8), mlp_mult 2 -------------
+# ---- LeViT: image 224, 1000 classes, dims (256, 384, 512), depth 4, heads (4, 6, 8), mlp_mult 2 ----
 
 def _levit(torch):
     nn = torch.nn
@@ -118,7 +119,7 @@ def _levit(torch):
     return LeViT()
 
 
-# ---- CCT (cct_14 shape): image 224, embedding 384, 14 layers, 6 heads, mlp_ratio 3, 2 conv layers 7x7 -------
+# ---- CCT (cct_14 shape): image 224, embedding 384, 14 layers, 6 heads, mlp_ratio 3, 2 conv layers 7x7
 
 def _cct(torch):
     nn, F = torch.nn, torch.nn.functional
@@ -217,8 +218,8 @@ def _maxvit(torch):
             return self.fn(self.norm(x)) + x
 
     def feed_forward(dim, mult=4):
-        return nn.Sequential(nn.Linear(dim, dim * mult), nn.GELU(), nn.Dropout(0.1), nn.Linear(dim * mult, dim),
-                             nn.Dropout(0.1))
+        return nn.Sequential(nn.Linear(dim, dim * mult), nn.GELU(), nn.Dropout(0.1),
+                             nn.Linear(dim * mult, dim), nn.Dropout(0.1))
 
     class SqueezeExcitation(nn.Module):
         def __init__(self, dim, shrink=0.25):

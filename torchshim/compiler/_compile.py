@@ -101,6 +101,8 @@ class _Wrapper:
     """What `torch.compile(fn)` returns for a function: calls `fn` through its compiled programs; `__wrapped__`
     is `fn` (functools.wraps-style); `_torchdynamo_orig_callable` as PyTorch's."""
 
+    _no_guard = True
+
     def __init__(self, compiled):
         self._compiled = compiled
         self._torchdynamo_orig_callable = compiled.fn

@@ -79,7 +79,7 @@ class _Walk:
         self.seen[i] = len(self.seen)
         if self.objects is not None:
             self.objects.append(x)
-        if depth > _MAX_DEPTH or isinstance(x, _SKIP_TYPES):
+        if depth > _MAX_DEPTH or isinstance(x, _SKIP_TYPES) or getattr(type(x), "_no_guard", False):
             self.sig.append(("id", i))
             return
         if isinstance(x, dict):

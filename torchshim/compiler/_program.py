@@ -217,6 +217,8 @@ class _Entry:
 class CompiledFunction:
     """The callable `torch.compile(fn)` returns for a function (and the engine of a compiled module)."""
 
+    _no_guard = True  # found by another compiled function's walk: guarded by identity, not walked
+
     def __init__(self, fn, *, fullgraph=False, dynamic=None, name=None, roots=None):
         self.fn = fn
         self.fullgraph = fullgraph
@@ -228,6 +230,7 @@ class CompiledFunction:
         self.warned = set()
         self.eager_all = False
         self._last_walk = None
+        self.one_shots = 0  # calls in a row that changed their own guards (run eagerly)
 
     def roots(self):
         return self._roots() if self._roots is not None else _guards.roots_of(self.fn)
@@ -290,6 +293,17 @@ class CompiledFunction:
             entry.eager = True
             self.cache[key] = entry
             return self.fn(*args, **kwargs)
+        if entry is None:
+            # this call changes the state the program would be guarded on: it runs eagerly (a program built
+            # for it could never be reused); the next call, on the new state, compiles
+            self.one_shots += 1
+            if self.one_shots > _stance.recompile_limit():
+                _log.warn_once(self, "oneshot", f"torch.compile: every call of {self.name} changes the state "
+                               "it reads (Python attributes, optimizer state, .grad); it now runs eagerly. "
+                               "TORCHSHIM_LOGS=recompiles shows what changes.")
+                self.eager_all = True
+            return self.fn(*args, **kwargs)
+        self.one_shots = 0
         self.cache[key] = entry
         return _run(entry, state)
 
@@ -306,6 +320,8 @@ class CompiledFunction:
             gens = gens + probe.new_gens
         else:
             raise RuntimeError("torch.compile: the traced state did not settle after 4 traces")
+        if probe.changes_state:
+            return None
         mode = "forward" if (probe.out_grad and not probe.backward) else "step"
         entry = self._final(state, storages, misses, gens, probe, mode, args, kwargs, grad)
         self.traces += 1
@@ -326,6 +342,11 @@ class CompiledFunction:
                 probe.backward = _engine.runs != runs
                 probe.out_grad = any(t._requires_grad for t in outs)
                 del res, outs
+                # a call that changes the state it is guarded on (creates optimizer state, a first .grad)
+                # leaves a program no later call could use
+                walked = state.walked
+                probe.changes_state = (_guards.walk(walked[1])[0] != state.roots_walk.walked[0]
+                                       or _guards.walk(walked[0])[0] != state.sig[1])
                 probe.misses = list(cap.misses)
                 probe.new_gens = list(cap.new_generators)
                 probe.written = set(cap.written)
@@ -456,7 +477,7 @@ class CompiledFunction:
 
 
 class _Probe:
-    __slots__ = ("misses", "new_gens", "written", "used", "backward", "out_grad", "index")
+    __slots__ = ("misses", "new_gens", "written", "used", "backward", "out_grad", "index", "changes_state")
 
 
 class _Snapshot:

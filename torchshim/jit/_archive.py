@@ -9,8 +9,8 @@ The archive is a zip file:
     <name>/extra/<file>         `_extra_files`
 
 Real PyTorch cannot load it (it holds StableHLO, not TorchScript IR), and torchshim cannot run a TorchScript
-archive written by PyTorch: `load` says so. A saved program has the shapes it was traced with: calls with other
-input shapes raise (load has no Python code to trace again).
+archive written by PyTorch: `load` says so. A saved program has the shapes it was traced with: calls with
+other input shapes raise (load has no Python code to trace again).
 """
 import io
 import json
@@ -33,11 +33,14 @@ _TS_NOTE = ("is a TorchScript archive written by PyTorch (TorchScript IR). torch
             "f), load them into the same nn.Module under torchshim (torch.load + load_state_dict), and trace "
             "that with torchshim's torch.jit.trace if you need a saved program.")
 _NOT_ZIP = ("PytorchStreamReader failed reading zip archive: failed finding central directory. This is an "
-            "internal miniz error. If you are seeing this error, there is a high likelihood that your checkpoint "
+            "internal miniz error. If you are seeing this error, there is a high likelihood that "
+            "your checkpoint "
             "file is corrupted. This can happen if the checkpoint was not saved properly, was transferred "
             "incorrectly, or the file was modified after saving.")
-_NO_CONSTANTS = ("PytorchStreamReader failed locating file constants.pkl: file not found. This is an internal "
-                 "miniz error. If you are seeing this error, there is a high likelihood that your checkpoint file "
+_NO_CONSTANTS = ("PytorchStreamReader failed locating file constants.pkl: file not found. This is "
+                 "an internal "
+                 "miniz error. If you are seeing this error, there is a high likelihood that your "
+                 "checkpoint file "
                  "is corrupted. This can happen if the checkpoint was not saved properly, was transferred "
                  "incorrectly, or the file was modified after saving.")
 
@@ -62,7 +65,8 @@ def save_program(obj, f, extra_files=None):
     from ..serialization import save
     entry = obj._jit_entry()
     if entry.pure is None:
-        raise RuntimeError("torch.jit.save: this module was loaded from an archive; save it with its original "
+        raise RuntimeError("torch.jit.save: this module was loaded from an archive; save it with "
+                           "its original "
                            "file, or trace the module again")
     prog = obj._jit_program
     exported = _export(obj, entry)
@@ -116,6 +120,8 @@ def load_program(f, map_location=None, extra_files=None):
     with _open(f, "rb") as fh:
         data = fh.read()
     if not zipfile.is_zipfile(io.BytesIO(data)):
+        from ..serialization._zip import ZipReader
+        ZipReader(io.BytesIO(data))  # raises PyTorch's reader error for this file
         raise RuntimeError(_NOT_ZIP)
     z = zipfile.ZipFile(io.BytesIO(data))
     names = z.namelist()
@@ -186,7 +192,8 @@ class _LoadedProgram:
         got = [(tuple(t.shape), str(t.dtype).split(".")[-1]) for t in ins]
         if hashable(tmpl) != hashable(e.meta_in["in_template"]) or want != got:
             raise RuntimeError(f"torch.jit.load (torchshim): this saved program of {self.name} takes inputs "
-                               f"{want}; it was called with {got}. A saved program has the shapes it was traced "
+                               f"{want}; it was called with {got}. A saved program has the shapes "
+                               f"it was traced "
                                "with: trace the module again for other shapes.")
         params = dict(self.module.named_parameters()) if self.module is not None else {}
         params.update(dict(self.module.named_buffers()) if self.module is not None else {})

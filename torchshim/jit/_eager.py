@@ -190,9 +190,10 @@ _strategy = [("STATIC", 2), ("DYNAMIC", 10)]
 
 
 def save(m, f, _extra_files=None):
-    """`torch.jit.save(m, f, _extra_files=None)`: writes a traced or scripted module or function as a torchshim
-    program archive (a `jax.export` artifact with the state_dict; `_archive.py`). Difference: real PyTorch
-    cannot load it, and a scripted object must have been called once (its program is traced on first call)."""
+    """`torch.jit.save(m, f, _extra_files=None)`: writes a traced or scripted module or function as a
+    torchshim program archive (a `jax.export` artifact with the state_dict; `_archive.py`). Difference: real
+    PyTorch cannot load it, and a scripted object must have been called once
+    (its program is traced on first call)."""
     warnings.warn("`torch.jit.save` is deprecated. Please switch to `torch.export`.", DeprecationWarning,
                   stacklevel=2)
     if not _builtin_isinstance(m, (ScriptModule, ScriptFunction)):
@@ -214,7 +215,8 @@ def _frozen(mod):
     (no parameters or buffers of its own, as PyTorch's frozen modules)."""
     prog = mod._jit_program
     if getattr(prog, "fn", None) is None:
-        raise RuntimeError("torch.jit.freeze (torchshim): a module loaded by torch.jit.load is already a fixed "
+        raise RuntimeError("torch.jit.freeze (torchshim): a module loaded by torch.jit.load is "
+                           "already a fixed "
                            "program; freeze the module it was saved from")
     tmp = copy.copy(prog.module)
     tmp.__dict__.pop("_jit_program", None)
@@ -246,7 +248,8 @@ def optimize_for_inference(mod, other_methods=None):
     """`torch.jit.optimize_for_inference(mod, other_methods=None)`: the frozen module (`freeze`); XLA does the
     fusions PyTorch's passes do."""
     if not _builtin_isinstance(mod, ScriptModule):
-        raise RuntimeError("optimize_for_inference expects a ScriptModule as input. Please use torch.jit.script "
+        raise RuntimeError("optimize_for_inference expects a ScriptModule as input. Please use "
+                           "torch.jit.script "
                            "or torch.jit.trace to script your 'nn.Module'.")
     if mod.training:
         mod = copy.copy(mod)

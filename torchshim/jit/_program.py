@@ -31,10 +31,13 @@ from . import _host
 
 __all__ = ["Program", "Entry", "module_state", "template", "fill", "to_json", "from_json", "OUTPUT_ERROR"]
 
-OUTPUT_ERROR = "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
-_DICT_ERROR = ("Encountering a dict at the output of the tracer might cause the trace to be incorrect, this is "
+OUTPUT_ERROR = ("Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from "
+                "traced functions")
+_DICT_ERROR = ("Encountering a dict at the output of the tracer might cause the trace to be "
+               "incorrect, this is "
                "only valid if the container structure does not change based on the module's inputs. Consider "
-               "using a constant container instead (e.g. for `list`, use a `tuple` instead. for `dict`, use a "
+               "using a constant container instead (e.g. for `list`, use a `tuple` instead. for "
+               "`dict`, use a "
                "`NamedTuple` instead). If you absolutely need this and know the side effects, pass "
                "strict=False to trace() to allow this behavior.")
 _BWD = jax.jit(lambda vjp_fn, cts: vjp_fn(cts))
@@ -164,7 +167,7 @@ def _floating(dtype):
     return dtype.is_floating_point or dtype.is_complex
 
 
-# ---- one program --------------------------------------------------------------------------------------------
+# ---- one program -------------------------------------------------------------------------------------------
 class Entry:
     """The compiled program of one input signature, and what its trace learnt."""
 
@@ -250,7 +253,7 @@ class Program:
         self.example = None  # trace: the entry of the example inputs
         self.on_eager = None  # called with (reason) when a signature falls back to eager (script)
 
-    # ----- signature -----------------------------------------------------------------------------------------
+    # ----- signature ----------------------------------------------------------------------------------------
     def _signature(self, args, kwargs):
         ins = []
         tmpl = template((tuple(args), dict(kwargs)), ins)
@@ -261,7 +264,7 @@ class Program:
                is_grad_enabled())
         return key, tmpl, ins, names, state
 
-    # ----- call ------------------------------------------------------------------------------------------------
+    # ----- call ---------------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if _capture.active() is not None:  # inside another program's trace: traced into it
             return self.fn(*args, **kwargs)

@@ -84,7 +84,7 @@ class _Counter:
         return False
 
 
-# ---- showing and saving a program ---------------------------------------------------------------------------
+# ---- showing and saving a program --------------------------------------------------------------------------
 class _Shown:
     """`.graph`, `.code`, `.inlined_graph`, `.save` of an object with a `_jit_program`."""
 
@@ -205,7 +205,8 @@ def _warn_eager(name):
         if reason in sites:
             return
         sites.add(reason)
-        warnings.warn(f"torch.jit.script (torchshim): {name}: {reason}; scripted code is compiled by tracing, "
+        warnings.warn(f"torch.jit.script (torchshim): {name}: {reason}; scripted code is compiled "
+                      f"by tracing, "
                       "so calls with this input signature run eagerly (same results, no program).",
                       UserWarning, stacklevel=4)
     return on_eager
@@ -220,9 +221,9 @@ def _script_program(view):
 
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     """`torch.jit.script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None)`: a function ->
-    ScriptFunction, a Module -> RecursiveScriptModule sharing its state; both compile one XLA program per input
-    signature by tracing (see the module docstring). Classes raise (no TorchScript classes). `example_inputs`
-    (a list of argument tuples) compiles those signatures at once."""
+    ScriptFunction, a Module -> RecursiveScriptModule sharing its state; both compile one XLA program per
+    input signature by tracing (see the module docstring). Classes raise (no TorchScript classes).
+    `example_inputs` (a list of argument tuples) compiles those signatures at once."""
     warnings.warn("`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
                   DeprecationWarning, stacklevel=2)
     if isinstance(obj, (ScriptModule, ScriptFunction)):
@@ -255,7 +256,7 @@ def _as_tuple(example_inputs):
 
 
 def _record(fn, args, kwargs):
-    """The trace run: `fn` eagerly on the inputs with conversions recorded; returns (recorded values, result)."""
+    """The trace run: `fn` eagerly on the inputs, conversions recorded; returns (recorded values, result)."""
     with _Counter(_tracing), _host.recording() as rec:
         res = fn(*args, **kwargs)
     return rec.values, res
@@ -269,13 +270,15 @@ def _build_traced(prog, args, kwargs, warn):
     except RuntimeError as e:
         if "converts tensors to Python values" in str(e):
             raise
-        raise RuntimeError(f"torch.jit.trace (torchshim): {prog.name} could not be traced into one XLA program "
+        raise RuntimeError(f"torch.jit.trace (torchshim): {prog.name} could not be traced into one "
+                           f"XLA program "
                            f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}). Code whose "
                            "shapes depend on tensor values (nonzero, boolean masks) cannot be traced; run it "
                            "eagerly or with torch.compile.") from e
     except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
             jax.errors.TracerIntegerConversionError, jax.errors.NonConcreteBooleanIndexError) as e:
-        raise RuntimeError(f"torch.jit.trace (torchshim): {prog.name} could not be traced into one XLA program "
+        raise RuntimeError(f"torch.jit.trace (torchshim): {prog.name} could not be traced into one "
+                           f"XLA program "
                            f"({type(e).__name__}): a value that depends on the inputs is needed on the host. "
                            "Code whose shapes depend on tensor values (nonzero, boolean masks) cannot be "
                            "traced; run it eagerly or with torch.compile.") from e
@@ -292,7 +295,8 @@ def _check(prog, fn, examples, given, tolerance):
     from ..testing import assert_close
     entry = prog.example
     if entry.meta["draws"]:
-        warnings.warn("Trace had nondeterministic nodes. Did you forget call .eval() on your model? Nodes:\n\t"
+        warnings.warn("Trace had nondeterministic nodes. Did you forget call .eval() on your model? "
+                      "Nodes:\n\t"
                       f"{entry.meta['draws']} random draw(s) from the default generator in the program\nThis "
                       "may cause errors in trace checking. To disable trace checking, pass check_trace=False "
                       "to torch.jit.trace()", TracerWarning, stacklevel=3)
@@ -323,7 +327,8 @@ def _check(prog, fn, examples, given, tolerance):
                              rtol=tolerance if rtol else 0.0, atol=atol, equal_nan=True, check_dtype=False)
             except AssertionError as e:
                 warnings.warn(f"Output nr {i + 1}. of the traced function does not match the corresponding "
-                              f"output of the Python function. Detailed error:\n{e}", TracerWarning, stacklevel=3)
+                              f"output of the Python function. Detailed error:\n{e}", TracerWarning,
+                              stacklevel=3)
 
 
 def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None, check_tolerance=1e-5,

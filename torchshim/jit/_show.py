@@ -1,15 +1,15 @@
-"""How a torch.jit program is shown: `.graph` (the jaxpr of the program, as JAX prints it) and `.code` (the same
-program as Python-like text: one line per XLA primitive, arguments named after the module's parameters and
-buffers and the inputs)."""
+"""How a torch.jit program is shown: `.graph` (the jaxpr of the program, as JAX prints it) and `.code` (the
+same program as Python-like text: one line per XLA primitive, arguments named after the module's parameters
+and buffers and the inputs)."""
 from jax.extend import core as jcore
 
 __all__ = ["Graph", "python_code"]
 
 
 class Graph:
-    """What `.graph` returns: the program's jaxpr (`.jaxpr`; a loaded program's StableHLO text); `str(graph)` is
-    its text. PyTorch's
-    `torch._C.Graph` holds TorchScript IR instead; its node-editing API is not available."""
+    """What `.graph` returns: the program's jaxpr (`.jaxpr`; a loaded program's StableHLO text); `str(graph)`
+    is its text. PyTorch's `torch._C.Graph` holds TorchScript IR instead; its node-editing API
+    is not available."""
 
     def __init__(self, jaxpr):
         self.jaxpr = jaxpr

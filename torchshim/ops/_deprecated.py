@@ -31,8 +31,8 @@ _OUT_DTYPE = ("addmm", "baddbmm")  # their functions also list the out_dtype ove
 
 
 class _Form:
-    """One deprecated signature: its parameter names (the first is the tensor the call is on), which of them
-    are scalars, which may be a Number instead of a Tensor, and the warning's text."""
+    """One deprecated signature: its parameter names in order (a method's first is `self`), which of them are
+    scalars, which may be a Number instead of a Tensor, and the warning's text."""
     __slots__ = ("params", "scalars", "numbers", "message")
 
     def __init__(self, params, scalars, numbers_ok, message):
@@ -137,9 +137,12 @@ def wrap(name, f, method=False):
                                                   ("tensor1", "tensor2") if base.startswith("addc")
                                                   else _MM[base])
 
+    filled = [frozenset(names[:i]) for i in range(current + 1)]  # the parameters i positionals fill
+
     @functools.wraps(f)
     def accepting(*args, **kwargs):
-        if len(args) > current or kwargs and any(k in names[:len(args)] for k in kwargs):
+        n = len(args)
+        if n > current or kwargs and not filled[n].isdisjoint(kwargs):
             for form in forms:
                 hit = _bind(form, args, kwargs, method)
                 if hit is not None:

@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
+from .. import _view as V
 from .._promotion import c_name, can_cast, short_name
 from .._tensor import Tensor, _wrap_dim
 from .._warnings import warn_once
@@ -107,6 +108,33 @@ def _stack_k(arrs, dim, dt):
     return jnp.stack([a.astype(dt) for a in arrs], axis=dim)
 
 
+@P.kernel(static=("dim", "dt"))
+def _stack_many_k(arr, dim, dt):
+    return jnp.moveaxis(arr.astype(dt), 0, dim)
+
+
+@P.kernel(static=("dim", "dt"))
+def _cat_many_k(arr, dim, dt):
+    shape = arr.shape[1:]
+    out = jnp.moveaxis(arr.astype(dt), 0, dim)
+    return out.reshape(shape[:dim] + (arr.shape[0] * shape[dim],) + shape[dim + 1:])
+
+
+def _views_of_one_storage(tensors):
+    """The tensors' contents as one (n, *shape) array when they are n >= 2 views of one storage with one
+    shape, stride, dtype and lens (the samples `x[i]` a DataLoader's collate stacks), read in one kernel
+    (`_view.read_many`) instead of one read per view; else None."""
+    if len(tensors) < 2:
+        return None
+    t0 = tensors[0]
+    st, shape, stride, dtype, lens = t0._storage, t0._shape, t0._stride, t0._dtype, t0._lens
+    for t in tensors:
+        if (t._storage is not st or t._shape != shape or t._stride != stride or t._dtype is not dtype
+                or t._lens != lens):
+            return None
+    return V.read_many(st.array, shape, stride, [t._offset for t in tensors], lens)
+
+
 def cat_tensors(tensors, dim):
     """`torch.cat` on a list of Tensors: PyTorch's checks, promotion, and the legacy skip of 1-D empties."""
     if not tensors:
@@ -130,6 +158,10 @@ def cat_tensors(tensors, dim):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{ref._shape[k]} but got size {t._shape[k]} for tensor number {i} in the "
                                    "list.")
+    if len(keep) == len(tensors):
+        many = _views_of_one_storage(tensors)
+        if many is not None:
+            return P.fresh(_cat_many_k(many, dim=d, dt=dt.np), dt, dev)
     return P.fresh(_cat_k(tuple(t._value for _, t in keep), dim=d, dt=dt.np), dt, dev)
 
 
@@ -157,6 +189,9 @@ def stack(tensors, dim=0):
                                f"and {list(t._shape)} at entry {i}")
     dt = P.promote(DEFAULT, tensors)[1]
     dev = P.check_devices(tensors)
+    many = _views_of_one_storage(tensors)
+    if many is not None:
+        return P.fresh(_stack_many_k(many, dim=d, dt=dt.np), dt, dev)
     return P.fresh(_stack_k(tuple(t._value for t in tensors), dim=d, dt=dt.np), dt, dev)
 
 

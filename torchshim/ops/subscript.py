@@ -129,6 +129,10 @@ def _parse_raw(self, index):
     holds the advanced indices ('int' arrays, 'mask' bool/uint8 tensors, 'mask0' 0-dim bools) for
     `_expand_masks`."""
     nd = len(self._shape)
+    if type(index) is int and nd and -self._shape[0] <= index < self._shape[0]:
+        # the common x[i] (a dataset's sample): what the general path below makes of it, without the parse
+        i = index + self._shape[0] if index < 0 else index
+        return self._as_view(self._shape[1:], self._stride[1:], self._offset + i * self._stride[0]), []
     if nd == 0 and not isinstance(index, tuple):
         if _is_int(index):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "

@@ -114,10 +114,10 @@ def _reap(pid, alive):
     return os.waitstatus_to_exitcode(status)
 
 
-def _write_start_data(fd, data, sentinel, pid, timeout):
+def _write_start_data(fd, data, sentinel, pid, timeout, reap=_reap):
     """Write `data` to the pipe `fd` of child `pid` within `timeout` seconds (None: no limit);
-    WorkerStartError when the child dies first (its `sentinel` reads EOF, or the pipe breaks) or the time
-    runs out."""
+    WorkerStartError when the child dies first (its `sentinel` becomes readable, or the pipe breaks) or the
+    time runs out. `reap(pid, alive)`: kills (if alive) and waits for the child, returns its exit code."""
     deadline = None if timeout is None else time.monotonic() + timeout
     view = memoryview(data).cast("B")
     os.set_blocking(fd, False)
@@ -127,10 +127,10 @@ def _write_start_data(fd, data, sentinel, pid, timeout):
     while view.nbytes:
         left = 3600.0 if timeout is None else deadline - time.monotonic()
         if left <= 0:
-            raise WorkerStartError(pid, _reap(pid, alive=True), timed_out=True)
+            raise WorkerStartError(pid, reap(pid, alive=True), timed_out=True)
         events = dict(poller.poll(min(left, 0.1) * 1000))
         if sentinel in events:  # the child exited (nothing else ever makes its sentinel readable)
-            raise WorkerStartError(pid, _reap(pid, alive=False), timed_out=False)
+            raise WorkerStartError(pid, reap(pid, alive=False), timed_out=False)
         if fd not in events:
             continue
         try:
@@ -138,7 +138,7 @@ def _write_start_data(fd, data, sentinel, pid, timeout):
         except BlockingIOError:
             continue
         except BrokenPipeError:
-            raise WorkerStartError(pid, _reap(pid, alive=False), timed_out=False) from None
+            raise WorkerStartError(pid, reap(pid, alive=False), timed_out=False) from None
         view = view[n:]
 
 
@@ -211,7 +211,8 @@ if sys.platform != "win32":
 
 
 def process_class(ctx, run_main, limit=True):
-    """The Process class for a worker of context `ctx`: for 'spawn' on POSIX, one started by
+    """The Process class for a worker of context `ctx`: for 'spawn' on POSIX, one forked from the zygote
+    (_zygote.py) when the main module need not be re-run and the zygote is available, else one started by
     BoundedSpawnPopen (re-running the main module only when `run_main`; reading its start-up data within
     START_TIMEOUT seconds unless `limit` is False); otherwise `ctx.Process`."""
     if ctx.get_start_method() != "spawn" or sys.platform == "win32":
@@ -220,4 +221,8 @@ def process_class(ctx, run_main, limit=True):
         if not run_main:
             raise ValueError("a spawned process without main re-run is a DataLoader worker: limit=True")
         return _SpawnProcess
+    if not run_main:
+        from . import _zygote
+        if _zygote.available():
+            return _zygote.ZygoteWorker
     return _SpawnWorkerWithMain if run_main else _SpawnWorker

@@ -1,5 +1,5 @@
-"""`torch._dynamo`: the names scripts touch — `config` (suppress_errors, recompile_limit/cache_size_limit, ...),
-`reset`, `disable`, `allow_in_graph`, `mark_dynamic`/`mark_static`/`maybe_mark_dynamic`, `explain`,
+"""`torch._dynamo`: the names scripts touch — `config` (suppress_errors, recompile_limit/cache_size_limit,
+...), `reset`, `disable`, `allow_in_graph`, `mark_dynamic`/`mark_static`/`maybe_mark_dynamic`, `explain`,
 `is_compiling`, `optimize`, `exc` (Unsupported, InvalidBackend), `list_backends`. torchshim's torch.compile
 traces with jax (compiler/_program.py); there is no bytecode analysis, so these map onto that engine."""
 from ..compiler import _stance, allow_in_graph, disable, is_compiling, reset  # noqa: F401
@@ -8,7 +8,8 @@ from . import exc  # noqa: F401
 
 config = _stance.config
 
-__all__ = ["config", "reset", "disable", "allow_in_graph", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
+__all__ = ["config", "reset", "disable", "allow_in_graph", "mark_dynamic", "mark_static",
+           "maybe_mark_dynamic",
            "is_compiling", "optimize", "explain", "list_backends", "exc", "run"]
 
 

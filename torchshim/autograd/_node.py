@@ -489,9 +489,9 @@ def run_forward(forward, key, inputs, out_meta):
 
 
 class CompiledFunctionBackward(FnNode):
-    """PyTorch's `CompiledFunctionBackward`: the node of a compiled forward (torch.compile). Its backward runs one
-    compiled program over the residuals the forward saved (`_vjp`, a jax vjp closure); with `create_graph`
-    it differentiates the node's forward as any node does."""
+    """PyTorch's `CompiledFunctionBackward`: the node of a compiled forward (torch.compile). Its backward
+    runs one compiled program over the residuals the forward saved (`_vjp`, a jax vjp closure); with
+    `create_graph` it differentiates the node's forward as any node does."""
 
     __slots__ = ("_vjp", "_bwd")
     __module__ = "builtins"

@@ -27,9 +27,9 @@ def is_exporting():
 
 def disable(fn=None, recursive=True, *, reason=None):
     """`torch.compiler.disable(fn=None, recursive=True, *, reason=None)`: fn itself; with no fn, a decorator.
-    Difference: PyTorch runs a disabled function eagerly between two graphs; torchshim does not split programs,
-    so called from compiled code it is traced into the program (same results; a host read inside it is a
-    graph break of the whole call)."""
+    Difference: PyTorch runs a disabled function eagerly between two graphs; torchshim does not split
+    programs, so called from compiled code it is traced into the program (same results; a host read inside
+    it is a graph break of the whole call)."""
     if fn is None:
         return lambda f: disable(f, recursive, reason=reason)
     return fn
@@ -62,7 +62,8 @@ def cudagraph_mark_step_begin():
 def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=None):
     """`torch.compiler.set_stance(stance='default', ...)`: 'default', 'force_eager', 'eager_on_recompile',
     'fail_on_recompile', 'eager_then_compile', 'aot_eager_then_compile'. 'force_eager' runs compiled
-    functions eagerly; 'fail_on_recompile' raises instead of tracing again; the others compile as 'default'."""
+    functions eagerly; 'fail_on_recompile' raises instead of tracing again; the others compile as
+    'default'."""
     if force_backend is not None and stance != "default":
         warnings.warn("force_backend is only used with stance 'default'", stacklevel=2)
     _stance_state.set_stance(stance)

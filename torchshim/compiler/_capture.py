@@ -56,7 +56,7 @@ class Capture:
         self.created = []  # weakrefs of storages created by the trace
         self._created_ids = set()
 
-    # ----- hooks ---------------------------------------------------------------------------------------------
+    # ----- hooks --------------------------------------------------------------------------------------------
     def read(self, st):
         i = id(st)
         if i in self.lifted_ids:
@@ -94,11 +94,12 @@ class Capture:
         raw, count = self.rng[k]
         return raw, count + jnp.uint32(self.draws[k])
 
-    # ----- install / remove ----------------------------------------------------------------------------------
+    # ----- install / remove ---------------------------------------------------------------------------------
     def __enter__(self):
         if _storage.hook is not None:
             raise RuntimeError("torch.compile: a compiled function was called while another one is being "
-                               "traced; call the inner function directly (it is traced into the outer program)")
+                               "traced; call the inner function directly (it is traced into the outer "
+                               "program)")
         for s, a in zip(self.lifted, self.arrays):
             s._array = a
         _storage.hook = self

@@ -98,8 +98,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
 
 
 class _Wrapper:
-    """What `torch.compile(fn)` returns for a function: calls `fn` through its compiled programs; `__wrapped__`
-    is `fn` (functools.wraps-style); `_torchdynamo_orig_callable` as PyTorch's."""
+    """What `torch.compile(fn)` returns for a function: calls `fn` through its compiled programs;
+    `__wrapped__` is `fn` (functools.wraps-style); `_torchdynamo_orig_callable` as PyTorch's."""
 
     _no_guard = True
 

@@ -140,7 +140,8 @@ class _Key:
         return self.hash
 
     def __eq__(self, other):
-        return self is other or (isinstance(other, _Key) and self.hash == other.hash and self.value == other.value)
+        return self is other or (isinstance(other, _Key) and self.hash == other.hash
+                                      and self.value == other.value)
 
 
 class _RootsWalk:
@@ -239,7 +240,7 @@ class CompiledFunction:
         self.cache.clear()
         self.eager_all = False
 
-    # ----- call ----------------------------------------------------------------------------------------------
+    # ----- call ---------------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if self.eager_all or _stance.force_eager() or _capture.active() is not None:
             return self.fn(*args, **kwargs)  # inside another compiled function's trace: traced into it
@@ -264,7 +265,7 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         return _run(entry, state)
 
-    # ----- tracing ---------------------------------------------------------------------------------------------
+    # ----- tracing ------------------------------------------------------------------------------------------
     def _trace_and_run(self, key, state, args, kwargs):
         snap = _Snapshot(state)
         grad = is_grad_enabled()
@@ -575,8 +576,8 @@ def _run(e, state):
             t = Tensor._make(e.survivors[ref], shape, stride, offset, dtype)
         values.append(t)
     if node_inputs is not None:
-        _attach_node(e, state, [values[k] for k, sp in enumerate(e.outs) if sp[0] == "new" and sp[2][1] is None],
-                     vjp_fn, node_inputs)
+        diff = [values[k] for k, sp in enumerate(e.outs) if sp[0] == "new" and sp[2][1] is None]
+        _attach_node(e, state, diff, vjp_fn, node_inputs)
     return _fill(e.template, values)
 
 
@@ -590,8 +591,9 @@ def _dtype_of(arr, dtype):
 
 
 def _attach_node(e, state, outputs, vjp_fn, node_inputs):
-    """One tape node (`CompiledFunctionBackward`) from the primal tensors to the floating outputs: its backward
-    runs the saved residuals through one compiled program; create_graph differentiates `e.diff_forward`."""
+    """One tape node (`CompiledFunctionBackward`) from the primal tensors to the floating outputs: its
+    backward runs the saved residuals through one compiled program; create_graph differentiates
+    `e.diff_forward`."""
     if not outputs:
         return
     inputs = [state.owner[i] for i in e.primals]

@@ -181,6 +181,25 @@ def print_tables(rows, columns, checks):
         print(f"{case} {TITLES[c]} failed: {e[:400]}")
 
 
+def targets(rows, device):
+    """Issue 11's targets, one (case, what, ratio, limit) per target whose columns ran: whole-step compile
+    <= 1.05x jax.jit and compile(model) <= 1.3x on every case; on the CPU whole-step compile <= 0.9x PyTorch
+    eager for mlp and gpt; on CUDA the gpt whole step >= 3x faster than PyTorch eager and at least as fast
+    as PyTorch's torch.compile."""
+    out = []
+    for case, row in rows.items():
+        wanted = [("(e)/(f)", "ts_cs", "jax", 1.05), ("(d)/(f)", "ts_cm", "jax", 1.3)]
+        if device == "cpu" and case in ("mlp", "gpt"):
+            wanted.append(("(e)/(a)", "ts_cs", "torch", 0.9))
+        if device == "cuda" and case == "gpt":
+            wanted += [("(e)/(a)", "ts_cs", "torch", 1 / 3), ("(e)/(b)", "ts_cs", "torch_compile", 1.0)]
+        for what, a, b, limit in wanted:
+            ratio = _ratio(row, a, b)
+            if ratio is not None:
+                out.append((case, what, ratio, limit))
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", default=",".join(models.CASES),
@@ -225,11 +244,18 @@ def main(argv=None):
         rows[case] = row
         checks[case] = check(row, rtol)
     print_tables(rows, columns, checks)
+    met = targets(rows, args.device)
+    if met:
+        print("\ntargets (issue 11): " + "; ".join(
+            f"{case} {what} {ratio:.2f} {'<=' if ratio <= limit else '>'} {limit:.2f} "
+            f"{'met' if ratio <= limit else 'MISSED'}" for case, what, ratio, limit in met))
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump({"jax": jax.__version__, "torch": getattr(torch, "__version__", None),
                    "device": args.device, "jax_backend": jax.default_backend(), "cpus": os.cpu_count(),
-                   "steps": args.steps, "cases": rows, "diverged": checks}, f, indent=1)
+                   "steps": args.steps, "cases": rows, "diverged": checks,
+                   "targets": [dict(zip(("case", "ratio_of", "ratio", "limit"), t)) for t in met]},
+                  f, indent=1)
     diverged = {k: v for k, v in checks.items() if v}
     if diverged:
         print(f"\nFAILED: losses diverged from the reference: {diverged}", file=sys.stderr)

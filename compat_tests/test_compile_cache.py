@@ -29,13 +29,17 @@ PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torchshim.__file__)
 
 # ---- in process --------------------------------------------------------------------------------------------
 
-def test_suite_cache_left_alone():
-    """conftest.py configured jax's cache before torchshim was imported: torchshim changed nothing."""
+def test_decision_in_this_process():
+    """conftest.py configures jax's cache before torchshim is imported (then torchshim changes nothing) unless
+    TORCHSHIM_JAX_CACHE_DIR=0; then torchshim's own cache is on, unless switched off too."""
     import jax
-    st = cc.status()
-    if jax.config.jax_compilation_cache_dir:
-        assert not st["enabled"] and "set by the user" in st["reason"]
-        assert jax.config.jax_compilation_cache_dir != cc.default_dir() or st["dir"] is None
+    st, jax_dir = cc.status(), jax.config.jax_compilation_cache_dir
+    if os.environ.get(cc.ENV_SWITCH, "").strip().lower() in cc._OFF:
+        assert not st["enabled"] and cc.ENV_SWITCH in st["reason"]
+    elif st["enabled"]:
+        assert jax_dir == st["dir"] == os.path.abspath(cc.default_dir()) and st["reason"] == "on"
+    else:
+        assert jax_dir and "set by the user" in st["reason"] and st["dir"] is None
 
 
 def test_default_dir(monkeypatch, tmp_path):

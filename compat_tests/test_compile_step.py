@@ -4,6 +4,7 @@ losses, parameters, the optimizer's state_dict, buffers — must equal the same 
 torchshim (tight tolerance: same ops, XLA fusion only) and under real PyTorch (optim tolerance), and the step
 must not be retraced once its state has settled (first call: no `.grad`, no optimizer state; second call:
 both present; then the same program every step)."""
+import copy
 import warnings
 
 import numpy as np
@@ -264,7 +265,7 @@ def test_step_optimizer_state_dict_roundtrip_after_compiled_steps():
     m2 = build_model(torchshim)
     m2.load_state_dict(m1.state_dict())
     o2 = OPTS["adam"](torchshim, m2.parameters())
-    o2.load_state_dict(o1.state_dict())
+    o2.load_state_dict(copy.deepcopy(o1.state_dict()))  # load_state_dict shares tensors (as PyTorch's)
     x, y = batch(torchshim)
     for m, o, f in ((m2, o2, None), (m1, o1, fn)):
         for _ in range(2):

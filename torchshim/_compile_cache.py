@@ -123,7 +123,7 @@ def configure():
 def _writable(path):
     """None when `path` is (or can be made) a folder this process can write, else what went wrong."""
     try:
-        os.makedirs(path, exist_ok=True)
+        os.makedirs(path, mode=0o700, exist_ok=True)  # private: whoever can write the cache can run code here
         probe = os.path.join(path, f".probe.{os.getpid()}.{threading.get_ident()}")
         with open(probe, "wb"):
             pass

@@ -1,6 +1,10 @@
 """torch.cuda: real only when jax has a GPU backend. Tensors on 'cuda:i' live on jax's i-th gpu device."""
 from .. import _device as Dev
 from ..ops.legacy_types import CUDA_TYPES
+from . import memory  # noqa: F401
+from .memory import *  # noqa: F401,F403  (memory_allocated, max_memory_allocated, ...)
+from ._streams import (  # noqa: F401
+    Event, Stream, StreamContext, current_stream, default_stream, set_stream, stream)
 
 globals().update(CUDA_TYPES)
 
@@ -41,9 +45,16 @@ def init():
 
 
 def synchronize(device=None):
-    """`torch.cuda.synchronize()`: waits for jax's pending work (effects_barrier)."""
+    """`torch.cuda.synchronize(device=None)`: waits until the device's queued work is done (jax's
+    `effects_barrier` and every live array on that device ready)."""
+    if not is_available():
+        Dev._no_cuda()
     import jax
     jax.effects_barrier()
+    gpu = Dev.gpu_devices()[Dev.current_cuda_index() if device is None else memory._index(device)]
+    for a in jax.live_arrays():
+        if gpu in a.devices():
+            a.block_until_ready()
 
 
 def manual_seed(seed):
@@ -53,6 +64,50 @@ def manual_seed(seed):
 
 
 manual_seed_all = manual_seed
+
+
+def get_device_properties(device=None):
+    """`torch.cuda.get_device_properties(device) -> _CudaDeviceProperties`: name, total_memory (jax's
+    `bytes_limit`), major/minor (the compute capability jax reports), multi_processor_count (core_count)."""
+    if not is_available():
+        Dev._no_cuda()
+    i = memory._index(device)
+    d = Dev.gpu_devices()[i]
+    return _Props(d, (d.memory_stats() or {}).get("bytes_limit", 0))
+
+
+class _Props:
+    """`torch.cuda._CudaDeviceProperties`."""
+
+    def __init__(self, d, total):
+        self.name = d.device_kind
+        self.total_memory = int(total)
+        cc = str(getattr(d, "compute_capability", "0.0"))
+        self.major, self.minor = (int(v) for v in (cc.split(".") + ["0"])[:2])
+        self.multi_processor_count = int(getattr(d, "core_count", 0) or 0)
+        self.is_integrated = False
+        self.is_multi_gpu_board = False
+
+    def __repr__(self):
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_capability(device=None):
+    """`torch.cuda.get_device_capability(device=None) -> (major, minor)`."""
+    p = get_device_properties(device)
+    return p.major, p.minor
+
+
+def is_bf16_supported(including_emulation=True):
+    """`torch.cuda.is_bf16_supported()`: True on a GPU (XLA supports bfloat16), False without one."""
+    return is_available()
+
+
+def get_arch_list():
+    """`torch.cuda.get_arch_list()`: [] (no CUDA toolkit is linked; XLA compiles for the device it finds)."""
+    return []
 
 
 def get_device_name(device=None):

@@ -7,6 +7,9 @@
   about 180000) of sentences from a tiny grammar (served by the `requests` stand-in to d2l's `download`).
 - data/d2l/airfoil_self_noise.dat: d2l's airfoil stand-in, 603 rows (the real one has 1503) of 5
   tab-separated features and a target that depends on them linearly plus noise, in the NASA data's layout.
+- data/nanogpt/input.txt: nanoGPT's shakespeare_char input stand-in, about 40000 characters (the real
+  tinyshakespeare has 1.1M) of play dialogue from a tiny grammar: speaker names in capitals, a colon, one or
+  two lines of verse (`_fixtures/nanogpt/prepare.py` encodes it the way nanoGPT's prepare.py does).
 """
 import os
 import random
@@ -74,6 +77,26 @@ def _airfoil(rng, rows):
     return "\n".join(lines) + "\n"
 
 
+SPEAKERS = ["FIRST CITIZEN", "SECOND CITIZEN", "MENENIUS", "MARCIUS", "CORIOLANUS", "VOLUMNIA", "ALL",
+            "SICINIUS", "BRUTUS", "COMINIUS"]
+OPENINGS = ["Before we proceed any further", "Nay, but speak not maliciously", "What work's, my countrymen",
+            "Hear me speak", "O, let me clip ye", "You are all resolved rather to die", "Come, come",
+            "I tell you, friends", "Well, I'll hear it, sir", "Why, masters, my good friends"]
+CLOSINGS = ["hear me speak.", "let us kill him!", "is this the way?", "we know't, we know't.",
+            "and so farewell.", "what says the other troop?", "speak, speak.", "no more talking on't!",
+            "let it be done: away, away!", "i' the name o' the people."]
+
+
+def _play(rng, chars):
+    out, n = [], 0
+    while n < chars:
+        lines = [f"{rng.choice(OPENINGS)}, {rng.choice(CLOSINGS)}" for _ in range(rng.randint(1, 2))]
+        speech = rng.choice(SPEAKERS) + ":\n" + "\n".join(lines) + "\n\n"
+        out.append(speech)
+        n += len(speech)
+    return "".join(out)
+
+
 def main():
     rng = random.Random(0)
     wiki = os.path.join(HERE, "data", "wikitext-2")
@@ -90,6 +113,10 @@ def main():
         f.write(_time_machine(rng, 12500))
     with open(os.path.join(d2l, "airfoil_self_noise.dat"), "w", encoding="utf-8") as f:
         f.write(_airfoil(rng, 603))
+    nanogpt = os.path.join(HERE, "data", "nanogpt")
+    os.makedirs(nanogpt, exist_ok=True)
+    with open(os.path.join(nanogpt, "input.txt"), "w", encoding="utf-8") as f:
+        f.write(_play(random.Random(2), 40000))
 
 
 if __name__ == "__main__":

@@ -28,15 +28,20 @@ __all__ = ["WorkerInfo", "get_worker_info"]
 
 
 class ManagerWatchdog:
-    """Tells a worker whether the process that started it is still alive (its parent pid is unchanged)."""
+    """Tells a worker whether the process that started it is still alive: its parent pid is unchanged, and
+    multiprocessing's parent sentinel (a pipe the main process holds) is open; a worker forked from the
+    zygote (_zygote.py) has the zygote for OS parent, so only the sentinel tells."""
 
     def __init__(self):
+        import multiprocessing
         self.manager_pid = os.getppid()
         self.manager_dead = False
+        self.parent = multiprocessing.parent_process()
 
     def is_alive(self):
         if not self.manager_dead:
-            self.manager_dead = os.getppid() != self.manager_pid
+            self.manager_dead = os.getppid() != self.manager_pid or (
+                self.parent is not None and not self.parent.is_alive())
         return not self.manager_dead
 
 

@@ -1,8 +1,8 @@
-"""`torch.cuda.Stream`, `Event`, `current_stream`, `stream(...)`: the device-generic `torch.Stream`/`torch.Event`
-(torchshim/_streams.py) on the 'cuda' device. Mapping: jax gives one in-order queue per device; every stream is
-that queue (work submitted "on" two streams runs in submission order), so `wait_stream`/`wait_event` have
-nothing to order and `Event.elapsed_time` measures between two synchronized points (the host waits at
-`record`). Without a GPU they raise what PyTorch's CPU build raises."""
+"""`torch.cuda.Stream`, `Event`, `current_stream`, `stream(...)`: the device-generic
+`torch.Stream`/`torch.Event` (torchshim/_streams.py) on the 'cuda' device. Mapping: jax gives one in-order
+queue per device; every stream is that queue (work submitted "on" two streams runs in submission order), so
+`wait_stream`/`wait_event` have nothing to order and `Event.elapsed_time` measures between two synchronized
+points (the host waits at `record`). Without a GPU they raise what PyTorch's CPU build raises."""
 from .. import _device as Dev
 from .. import _streams
 

@@ -3,10 +3,9 @@
 PyTorch's CPU build does (zeros and an empty dict, `mem_get_info` raises).
 
 Differences: jax's allocator keeps one pool per device; "allocated" is jax's bytes in use and "reserved" its
-pool size (`bytes_reserved`, or the bytes in use when jax does not report it). `reset_peak_memory_stats` cannot
-reset jax's own peak counter: torchshim remembers the bytes in use at the reset and reports the larger of that
-and jax's peak since... jax's peak is since the process started, so after a reset `max_memory_allocated`
-reports `max(bytes in use now, bytes in use at reset)` until jax's peak exceeds the peak at the reset."""
+pool size (`bytes_reserved`, or the bytes in use when jax does not report it). `reset_peak_memory_stats`
+cannot reset jax's own peak counter (kept since the process started): after a reset, `max_memory_allocated`
+reports `max(bytes in use now, bytes in use at the reset)` until jax's peak exceeds its value at the reset."""
 import collections
 
 from .. import _device as Dev
@@ -88,7 +87,9 @@ def max_memory_allocated(device=None):
 def memory_reserved(device=None):
     """`torch.cuda.memory_reserved(device=None) -> int`: bytes jax's allocator holds."""
     raw = _raw(device)
-    return 0 if raw is None else int(raw.get("bytes_reserved", raw.get("pool_bytes", raw.get("bytes_in_use", 0))))
+    if raw is None:
+        return 0
+    return int(raw.get("bytes_reserved", raw.get("pool_bytes", raw.get("bytes_in_use", 0))))
 
 
 def max_memory_reserved(device=None):

@@ -91,20 +91,20 @@ def test_dropout_shapes_share_kernels():
 def test_repeated_shape_switches_to_its_own_kernel():
     """A shape drawn REPEAT times (a training loop's noise) gets the faster per-shape kernel, same numbers."""
     old = RB.REPEAT
-    RB.REPEAT = 3
+    shape = (13, 17)
+    key = jax.random.key(5)
     try:
-        shape = (13, 17)
-        gen = [torchshim.Generator().manual_seed(5) for _ in range(2)]
-        with path(False):
-            want = [_bytes(torchshim.randn(*shape, generator=gen[0])) for _ in range(5)]
         RB.REPEAT = 3
         R._sample_k.seen.clear()
-        with count_compiles() as names:
-            got = [_bytes(torchshim.randn(*shape, generator=gen[1])) for _ in range(5)]
-        assert got == want
-        assert sum("_sample_k" in n for n in names) == 1  # the per-shape kernel, once (the draws 3 to 5)
+        before = R._sample_k.shaped._cache_size()
+        g = torchshim.Generator().manual_seed(5)
+        got = [_bytes(torchshim.randn(*shape, generator=g)) for _ in range(5)]
+        assert R._sample_k.shaped._cache_size() == before + 1  # draws 3 to 5 ran one per-shape kernel
     finally:
         RB.REPEAT = old
+    want = [np.asarray(jax.random.normal(jax.random.fold_in(key, k), shape, jnp.float32)).tobytes()
+            for k in range(1, 6)]
+    assert got == want
 
 
 # ---- same numbers on both paths ----------------------------------------------------------------------------

@@ -36,7 +36,9 @@ def recompile(cf, key, state):
 
 def _diff(old, new):
     """The first guard that differs between two guard keys, in words."""
-    (osig, ograd, oprec), (nsig, ngrad, nprec) = old, new
+    (osig, ograd, oprec, omodes), (nsig, ngrad, nprec, nmodes) = old, new
+    if omodes != nmodes:
+        return f"autocast or default dtype changed ({omodes} -> {nmodes})"
     if ograd != ngrad:
         return f"grad mode changed ({ograd} -> {ngrad})"
     if oprec != nprec:

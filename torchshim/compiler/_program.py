@@ -32,7 +32,9 @@ import warnings
 import jax
 import jax.numpy as jnp
 
+from .. import _dtype as _D
 from .. import _precision, _random
+from ..ops import _autocast
 from .._tensor import Tensor, fresh
 from ..autograd import _engine
 from ..autograd import _node
@@ -215,6 +217,17 @@ class _Entry:
                  "draws", "template", "outs", "float_idx", "mode", "primals", "diff_forward", "name", "calls")
 
 
+def _modes():
+    """Global modes a trace specialises on besides grad mode and matmul precision: autocast (per device type:
+    dtype) and the default dtype."""
+    if _autocast._on[0]:
+        st = _autocast.state()
+        ac = tuple(sorted((k, st["dtype"].get(k)) for k in st["enabled"]))
+    else:
+        ac = ()
+    return ac, _D.get_default_dtype()
+
+
 class CompiledFunction:
     """The callable `torch.compile(fn)` returns for a function (and the engine of a compiled module)."""
 
@@ -246,7 +259,7 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)  # inside another compiled function's trace: traced into it
         state = _State(args, kwargs, self.roots(), self._last_walk)
         self._last_walk = state.roots_walk
-        key = (state.sig, is_grad_enabled(), _precision.name())
+        key = (state.sig, is_grad_enabled(), _precision.name(), _modes())
         entry = self.cache.get(key)
         if entry is None:
             if len(self.cache) >= _stance.recompile_limit():

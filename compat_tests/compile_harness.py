@@ -98,6 +98,9 @@ def compare_tensors(ref, got, rtol=1e-5, atol=1e-5, what="value"):
         for i, (r, g) in enumerate(zip(ref, got)):
             compare_tensors(r, g, rtol, atol, f"{what}[{i}]")
         return
+    if ref is None or got is None:
+        assert ref is None and got is None, f"{what}: {got!r} vs {ref!r}"
+        return
     assert str(ref.dtype).split(".")[-1] == str(got.dtype).split(".")[-1], f"{what}: {got.dtype} != {ref.dtype}"
     np.testing.assert_allclose(npy(got), npy(ref), rtol=rtol, atol=atol, err_msg=what)
 

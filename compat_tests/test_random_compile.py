@@ -173,10 +173,10 @@ def test_stream_is_the_documented_one():
         torchshim.manual_seed(2024)
         with path(blocks):
             got = [torchshim.randn(6, 50), torchshim.rand(3, 4, 5, dtype=torchshim.float64),
-                   torchshim.empty(40, 9).uniform_(-3, 2)]
+                   torchshim.empty(40, 9).uniform_()]
         want = [jax.random.normal(jax.random.fold_in(key, 1), (6, 50), jnp.float32),
                 jax.random.uniform(jax.random.fold_in(key, 2), (3, 4, 5), jnp.float64),
-                jax.random.uniform(jax.random.fold_in(key, 3), (40, 9), jnp.float32) * 5.0 - 3.0]
+                jax.random.uniform(jax.random.fold_in(key, 3), (40, 9), jnp.float32)]
         for g, w in zip(got, want):
             assert _bytes(g) == np.asarray(w).tobytes(), blocks
 

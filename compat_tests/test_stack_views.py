@@ -1,8 +1,8 @@
-"""torch.stack / torch.cat of many views of one storage (`x[i]` for many i, what a DataLoader's default_collate
-stacks): torchshim reads them in one kernel (`_view.read_many`) instead of one read per view. Every layout a
-view can have (strided, transposed, expanded, past-the-end lattices, complex components, lazy conj/neg,
-dtype bit views, 0-d elements) must give PyTorch's values, dtypes and gradients; mixed storages and
-geometries take the general path."""
+"""torch.stack / torch.cat of many views of one storage (`x[i]` for many i, what a DataLoader's
+default_collate stacks): torchshim reads them in one kernel (`_view.read_many`) instead of one read per
+view. Every layout a view can have (strided, transposed, expanded, past-the-end lattices, complex
+components, lazy conj/neg, dtype bit views, 0-d elements) must give PyTorch's values, dtypes and gradients;
+mixed storages and geometries take the general path."""
 import pytest
 
 from harness import Arg, check

@@ -9,9 +9,12 @@ linear target with SGD.
     python examples/custom_function.py
     python -m torchshim run examples/custom_function.py
     python -m torchshim check examples/custom_function.py --short --check
+    python -m torchshim run examples/custom_function.py --compile   # the fit's step through torch.compile
 
 All inputs come from numpy, so every run prints the same numbers in both libraries (`--check` is accepted
-for uniformity with the other examples and changes nothing; `--short` fits for fewer steps).
+for uniformity with the other examples and changes nothing; `--short` fits for fewer steps). `--compile`
+runs each step of the fit (the custom Functions' forwards and backwards, and the optimizer step) through
+`torch.compile`; it prints the same numbers.
 """
 import argparse
 
@@ -96,6 +99,7 @@ def main():
     parser.add_argument("--steps", type=int, help="SGD steps of the fit, default 200 (20 with --short)")
     parser.add_argument("--short", action="store_true", help="smaller gradchecks and fit")
     parser.add_argument("--check", action="store_true", help="no effect: the script is always deterministic")
+    parser.add_argument("--compile", action="store_true", help="run the fit's step through torch.compile")
     args = parser.parse_args()
     steps = args.steps or (20 if args.short else 200)
     n, d_in, d_out = (6, 5, 4) if args.short else (20, 20, 30)  # the notes check 20x20 inputs, 30x20 weights
@@ -136,11 +140,18 @@ def main():
     inputs = from_numpy(rng, 256, 8, dtype=torch.float32)
     targets = inputs @ true_w.t() + true_b + 0.01 * from_numpy(rng, 256, 3, dtype=torch.float32)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.5)
-    for step in range(1, steps + 1):
+
+    def train_step():
         optimizer.zero_grad()
         loss = MulConstant.apply(((model(inputs) - targets) ** 2).mean(), 0.5)
         loss.backward()
         optimizer.step()
+        return loss
+
+    if args.compile:
+        train_step = torch.compile(train_step)
+    for step in range(1, steps + 1):
+        loss = train_step()
         if step == 1 or step % (steps // 10) == 0:
             print(f"step {step:4d} loss {loss.item():.6f}")
     print(f"max |weight - true weight| {(model.weight - true_w).abs().max().item():.4f}")

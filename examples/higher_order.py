@@ -12,9 +12,12 @@
     python examples/higher_order.py
     python -m torchshim run examples/higher_order.py
     python -m torchshim check examples/higher_order.py --short --check
+    python -m torchshim run examples/higher_order.py --compile   # section 3's step through torch.compile
 
 Weights and data come from numpy, so both libraries print the same numbers (`--check` is accepted for
-uniformity with the other examples and changes nothing; `--short` trains for fewer steps).
+uniformity with the other examples and changes nothing; `--short` trains for fewer steps). `--compile` runs
+each training step of section 3 (forward, the gradients with create_graph=True, the penalised backward and the
+optimizer step) through `torch.compile`; it prints the same numbers.
 """
 import argparse
 
@@ -124,14 +127,15 @@ class SmallConvNet(nn.Module):
         return F.log_softmax(self.fc(torch.flatten(x, 1)), dim=1)
 
 
-def section_penalty(rng, steps, penalty):
+def section_penalty(rng, steps, penalty, compile=False):
     print(f"== Gradient-norm penalty (PyTorch 0.2 notes), {steps} steps ==")
     model = SmallConvNet()
     init_from_numpy(model, rng)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     images = torch.from_numpy(rng.standard_normal((64, 1, 12, 12)).astype(np.float32))
     labels = torch.from_numpy(rng.integers(0, 10, 64))
-    for step in range(1, steps + 1):
+
+    def train_step(images, labels):
         input = Variable(images, requires_grad=True)  # Variable(...) is a plain tensor since PyTorch 0.4
         target = Variable(labels)
         output = model(input)
@@ -145,8 +149,14 @@ def section_penalty(rng, steps, penalty):
         optimizer.zero_grad()
         (loss + penalty * grad_norm).backward()  # backward() accumulates into .grad
         optimizer.step()
+        return loss.detach(), grad_norm.detach(), input.grad.norm()
+
+    if compile:
+        train_step = torch.compile(train_step)
+    for step in range(1, steps + 1):
+        loss, grad_norm, input_grad_norm = train_step(images, labels)
         print(f"step {step:3d} loss {loss.item():.6f} grad norm {grad_norm.item():.6f} "
-              f"input grad norm {input.grad.norm().item():.6f}")
+              f"input grad norm {input_grad_norm.item():.6f}")
 
 
 def main():
@@ -155,11 +165,13 @@ def main():
     parser.add_argument("--penalty", type=float, default=0.1, help="weight of the gradient-norm penalty")
     parser.add_argument("--short", action="store_true", help="5 CG steps (20 without), 8 training steps")
     parser.add_argument("--check", action="store_true", help="no effect: the script is always deterministic")
+    parser.add_argument("--compile", action="store_true", help="run section 3's step through torch.compile")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     section_rosenbrock(rng)
     section_network(rng, cg_steps=5 if args.short else 20)
-    section_penalty(rng, steps=args.steps or (8 if args.short else 30), penalty=args.penalty)
+    section_penalty(rng, steps=args.steps or (8 if args.short else 30), penalty=args.penalty,
+                    compile=args.compile)
 
 
 if __name__ == "__main__":

@@ -10,9 +10,13 @@ generator covers.
     python examples/wgan_gp.py
     python -m torchshim run examples/wgan_gp.py
     python -m torchshim check examples/wgan_gp.py --short --check
+    python -m torchshim run examples/wgan_gp.py --compile   # critic and generator steps through torch.compile
 
 `--check` makes the run reproducible across libraries (their random streams differ): the initial weights,
-the noise and the interpolation weights come from numpy instead of torch's generator.
+the noise and the interpolation weights come from numpy instead of torch's generator. `--compile` runs the
+critic step (the penalty's double backward included) and the generator step through `torch.compile`, each
+one function; the random inputs are drawn outside them, in the same order either way, so the run prints the
+same numbers.
 """
 import argparse
 
@@ -66,8 +70,7 @@ class Noise:
         return torch.from_numpy(self.rng.random(shape).astype(np.float32))
 
 
-def gradient_penalty(critic, real, fake, noise, lam):
-    alpha = noise.rand(real.size(0), 1)
+def gradient_penalty(critic, real, fake, alpha, lam):
     interpolates = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
     scores = critic(interpolates)
     (gradients,) = torch.autograd.grad(outputs=scores, inputs=interpolates,
@@ -106,6 +109,8 @@ def main():
     parser.add_argument("--short", action="store_true", help="20 generator steps, smaller nets and batches")
     parser.add_argument("--check", action="store_true",
                         help="reproducible across libraries: numpy randomness")
+    parser.add_argument("--compile", action="store_true",
+                        help="run the critic and generator steps through torch.compile")
     args = parser.parse_args()
     for name, value in (SHORT if args.short else FULL).items():
         if getattr(args, name) is None:
@@ -121,29 +126,43 @@ def main():
     opt_g = torch.optim.Adam(generator.parameters(), lr=1e-4, betas=(0.5, 0.9))
     opt_d = torch.optim.Adam(critic.parameters(), lr=1e-4, betas=(0.5, 0.9))
 
+    def critic_step(real, z, alpha):
+        """One critic update: maximise D(real) - D(fake), keep its gradient norm near 1."""
+        with torch.no_grad():
+            fake = generator(z)
+        opt_d.zero_grad()
+        d_real, d_fake = critic(real).mean(), critic(fake).mean()
+        gp = gradient_penalty(critic, real, fake, alpha, args.lam)
+        d_cost = d_fake - d_real + gp
+        d_cost.backward()
+        opt_d.step()
+        return d_cost.detach(), (d_real - d_fake).detach(), gp.detach()
+
+    def generator_step(z):
+        """One generator update: maximise D(G(z))."""
+        opt_g.zero_grad()
+        g_cost = -critic(generator(z)).mean()
+        g_cost.backward()
+        opt_g.step()
+        return g_cost.detach()
+
+    if args.compile:
+        critic_step, generator_step = torch.compile(critic_step), torch.compile(generator_step)
     for it in range(1, args.iters + 1):
-        # (1) the critic: maximise D(real) - D(fake), keep its gradient norm near 1
+        # (1) the critic
         for p in critic.parameters():
             p.requires_grad_(True)
         for _ in range(args.critic_iters):
             real = eight_gaussians(data_rng, args.batch_size)
-            with torch.no_grad():
-                fake = generator(noise.randn(args.batch_size, 2))
-            opt_d.zero_grad()
-            d_real, d_fake = critic(real).mean(), critic(fake).mean()
-            gp = gradient_penalty(critic, real, fake, noise, args.lam)
-            d_cost = d_fake - d_real + gp
-            d_cost.backward()
-            opt_d.step()
-        # (2) the generator: maximise D(G(z)); the critic's parameters need no gradient here
+            z = noise.randn(args.batch_size, 2)
+            alpha = noise.rand(args.batch_size, 1)  # the penalty's interpolation weights
+            d_cost, wasserstein, gp = critic_step(real, z, alpha)
+        # (2) the generator; the critic's parameters need no gradient here
         for p in critic.parameters():
             p.requires_grad_(False)
-        opt_g.zero_grad()
-        g_cost = -critic(generator(noise.randn(args.batch_size, 2))).mean()
-        g_cost.backward()
-        opt_g.step()
+        g_cost = generator_step(noise.randn(args.batch_size, 2))
         if it % args.log_every == 0 or it == 1:
-            print(f"iter {it:5d} critic cost {d_cost.item():.6f} wasserstein {(d_real - d_fake).item():.6f} "
+            print(f"iter {it:5d} critic cost {d_cost.item():.6f} wasserstein {wasserstein.item():.6f} "
                   f"gp {gp.item():.6f} generator cost {g_cost.item():.6f}")
     modes, good = mode_coverage(generator, noise)
     print(f"modes covered: {modes}/8, samples near a mode: {100 * good:.1f}%")

@@ -11,9 +11,12 @@ state_dict is saved and reloaded for the final test perplexity.
     python examples/word_language_model.py
     python -m torchshim run examples/word_language_model.py
     python -m torchshim check examples/word_language_model.py --short --check
+    python -m torchshim run examples/word_language_model.py --compile   # the training step compiled
 
 `--check` makes the run reproducible across libraries (their random streams differ): the initial weights
-come from numpy and dropout is off. The data order is fixed in any case.
+come from numpy and dropout is off. The data order is fixed in any case. `--compile` runs each training step
+(forward, backward, clipping, the SGD update) through `torch.compile`: one program per chunk length (the
+last chunk of an epoch is shorter) and learning rate; it prints the same numbers.
 """
 import argparse
 import math
@@ -142,21 +145,29 @@ def evaluate(model, data_source, batch_size, bptt):
     return total_loss / (len(data_source) - 1)
 
 
-def train(model, train_data, args, lr, epoch):
+def make_train_step(model, clip):
+    """One step of truncated BPTT on a chunk: forward, backward, gradient clipping and the SGD update."""
+    def train_step(data, targets, hidden, lr):
+        model.zero_grad()
+        output, hidden = model(data, hidden)
+        loss = F.nll_loss(output, targets)
+        loss.backward()
+        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        for p in model.parameters():
+            p.data.add_(p.grad, alpha=-lr)
+        return loss.detach(), hidden, grad_norm
+    return train_step
+
+
+def train(model, train_step, train_data, args, lr, epoch):
     model.train()
     total_loss, start = 0.0, time.time()
     hidden = model.init_hidden(args.batch_size)
     nbatches = math.ceil((len(train_data) - 1) / args.bptt)
     for batch, i in enumerate(range(0, train_data.size(0) - 1, args.bptt)):
         data, targets = get_batch(train_data, i, args.bptt)
-        model.zero_grad()
         hidden = repackage_hidden(hidden)
-        output, hidden = model(data, hidden)
-        loss = F.nll_loss(output, targets)
-        loss.backward()
-        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
-        for p in model.parameters():
-            p.data.add_(p.grad, alpha=-lr)
+        loss, hidden, grad_norm = train_step(data, targets, hidden, lr)
         total_loss += loss.item()
         if (batch + 1) % args.log_interval == 0 or batch + 1 == nbatches:
             n = (batch % args.log_interval) + 1
@@ -192,6 +203,7 @@ def main():
     parser.add_argument("--short", action="store_true", help="2 epochs of a smaller model")
     parser.add_argument("--check", action="store_true",
                         help="reproducible across libraries: numpy init, no dropout")
+    parser.add_argument("--compile", action="store_true", help="run the training step through torch.compile")
     args = parser.parse_args()
     for name, value in (SHORT if args.short else FULL).items():
         if getattr(args, name) is None:
@@ -211,10 +223,13 @@ def main():
     model = RNNModel(ntokens, args.emsize, args.nhid, args.nlayers, args.dropout, args.tied)
     if args.check:
         init_from_numpy(model, seed=0)
+    train_step = make_train_step(model, args.clip)
+    if args.compile:
+        train_step = torch.compile(train_step)
     lr, best_val_loss = args.lr, None
     for epoch in range(1, args.epochs + 1):
         epoch_start = time.time()
-        train(model, train_data, args, lr, epoch)
+        train(model, train_step, train_data, args, lr, epoch)
         val_loss = evaluate(model, val_data, eval_batch_size, args.bptt)
         print(f"| end of epoch {epoch:3d} | valid loss {val_loss:.6f} | valid ppl {math.exp(val_loss):.2f}")
         print(f"  ({time.time() - epoch_start:.1f} s)", file=sys.stderr)

@@ -14,8 +14,8 @@ import numpy as np
 from jax import lax
 
 __all__ = ["contiguous_strides", "is_contiguous", "compute_view_stride", "read", "read_many", "write",
-           "has_overlap", "lens_of", "derive_lens", "lens_numel", "storage_as", "storage_from", "read_relative",
-           "write_relative"]
+           "has_overlap", "lens_of", "derive_lens", "lens_numel", "storage_as", "storage_from",
+           "read_relative", "write_relative"]
 
 
 @lru_cache(maxsize=4096)

@@ -10,7 +10,8 @@ identities elsewhere) and the tensors found. A compiled program is reused only w
 otherwise the function is traced again.
 
 Limits (docs/compile.md): lists and tuples of more than 16 plain Python values are not guarded (counters and
-histories would retrace every call); objects are followed 8 levels deep; functions stored in objects are
+histories would retrace every call); objects other than modules, dicts and lists are followed 8 levels deep;
+functions stored in objects are
 guarded by identity.
 """
 import numbers
@@ -87,7 +88,7 @@ class _Walk:
             self.checks.append((3, x, None, None, len(x)))
             for key, v in x.items():
                 self.key(key)
-                self.visit(v, depth + 1, x, key)
+                self.visit(v, depth, x, key)
             return
         if isinstance(x, (list, tuple)):
             if len(x) > _MAX_PLAIN and not (isinstance(x[0], Tensor) or hasattr(x[0], "_parameters")):
@@ -96,7 +97,7 @@ class _Walk:
             self.sig.append((type(x), len(x)))
             self.checks.append((3, x, None, None, len(x)))
             for n, v in enumerate(x):
-                self.visit(v, depth + 1, x, n)
+                self.visit(v, depth, x, n)
             return
         if isinstance(x, (set, frozenset)):
             self.sig.append((type(x), len(x)))
@@ -127,7 +128,8 @@ class _Walk:
                 self.checks.append((3, v, None, None, len(v)))
                 continue
             self.sig.append(key)
-            self.visit(v, depth + 1, d, key)
+            # containers and modules do not count as levels: a module tree of any depth is walked whole
+            self.visit(v, depth if _is_module(x) else depth + 1, d, key)
 
     def key(self, k):
         if isinstance(k, Tensor):
@@ -136,6 +138,10 @@ class _Walk:
             self.sig.append(k)
         else:
             self.sig.append(("key", id(k)))
+
+
+def _is_module(x):
+    return "_parameters" in x.__dict__ and "_modules" in x.__dict__
 
 
 def unchanged(walked, roots):

@@ -74,6 +74,14 @@ def _server():
         return _zygote
 
 
+def _is_open(fd):
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
 def _read_signed_within(fd, deadline, pid):
     """An int the zygote writes to status pipe `fd` (a pid, then an exit code), by `deadline`; a
     WorkerStartError when the time runs out or the zygote is gone."""
@@ -95,7 +103,8 @@ class ZygotePopen(_ForkServerPopen):
         environ = dict(os.environ)
         environ.update(env)
         process_obj._torchshim_environ = environ
-        process_obj._torchshim_stdio = (self.duplicate_for_child(1), self.duplicate_for_child(2))
+        process_obj._torchshim_stdio = tuple(self.duplicate_for_child(fd) if _is_open(fd) else None
+                                             for fd in (1, 2))
         buf = io.BytesIO()
         _context.set_spawning_popen(self)
         try:
@@ -147,6 +156,8 @@ class ZygoteWorker(_context.ForkServerProcess):
         if stdio is not None:
             fds = forkserver.get_inherited_fds()
             for target, index in zip((1, 2), stdio):
+                if index is None:
+                    continue
                 os.dup2(fds[index], target)
                 os.close(fds[index])
         super().run()

@@ -11,8 +11,7 @@ otherwise the function is traced again.
 
 Limits (docs/compile.md): lists and tuples of more than 16 plain Python values are not guarded (counters and
 histories would retrace every call); objects other than modules, dicts and lists are followed 8 levels deep;
-functions stored in objects are
-guarded by identity.
+functions stored in objects are guarded by identity.
 """
 import numbers
 import types

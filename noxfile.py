@@ -42,7 +42,8 @@ def _sets_workers(arg):
     return arg.startswith(("-n", "--numprocesses")) or arg.endswith("no:xdist")
 
 
-BENCHES = ["eager_overhead", "autograd_step", "nn_step", "compile_step", "first_result", "random_init"]
+BENCHES = ["eager_overhead", "autograd_step", "nn_step", "compile_step", "first_result", "random_init",
+           "data_loading"]
 
 
 def _run_suite(session, marker):

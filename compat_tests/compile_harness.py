@@ -101,7 +101,8 @@ def compare_tensors(ref, got, rtol=1e-5, atol=1e-5, what="value"):
     if ref is None or got is None:
         assert ref is None and got is None, f"{what}: {got!r} vs {ref!r}"
         return
-    assert str(ref.dtype).split(".")[-1] == str(got.dtype).split(".")[-1], f"{what}: {got.dtype} != {ref.dtype}"
+    rd, gd = str(ref.dtype).split(".")[-1], str(got.dtype).split(".")[-1]
+    assert rd == gd, f"{what}: {gd} != {rd}"
     np.testing.assert_allclose(npy(got), npy(ref), rtol=rtol, atol=atol, err_msg=what)
 
 

@@ -18,6 +18,7 @@ def _x(T, requires_grad=False):
     return x.requires_grad_() if requires_grad else x
 
 
+@pytest.mark.slow
 def test_forward_backward_grads_equal_eager_and_torch():
     ref, a, b = pair(mlp)
     c = T.compile(b)
@@ -34,6 +35,7 @@ def test_forward_backward_grads_equal_eager_and_torch():
     compare_states(state(a), state(b))
 
 
+@pytest.mark.slow
 def test_grad_fn_is_one_compiled_node():
     c = T.compile(mlp(T))
     y = c(_x(T, requires_grad=True))
@@ -51,6 +53,7 @@ def test_backward_twice_error():
         loss.backward()
 
 
+@pytest.mark.slow
 def test_retain_graph_backward_twice_accumulates():
     m = mlp(T)
     c = T.compile(m)
@@ -61,6 +64,7 @@ def test_retain_graph_backward_twice_accumulates():
     compare_tensors(g1 * 2, m[0].weight.grad)
 
 
+@pytest.mark.slow
 def test_second_order_gradient_penalty_equals_eager():
     # WGAN-GP style: grad of the output w.r.t. the input with create_graph=True, then backward of its norm
     ref, a, b = pair(lambda L: L.nn.Sequential(L.nn.Linear(8, 16), L.nn.Tanh(), L.nn.Linear(16, 1)))
@@ -79,8 +83,9 @@ def test_second_order_gradient_penalty_equals_eager():
     # currently support double backward"; torchshim's differentiates the forward again)
 
 
-@pytest.mark.xfail(strict=True, reason="second order through a compiled forward: a parameter the penalty does "
-                   "not depend on (the last bias) gets a zero .grad instead of None (eager: None)")
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="second order through a compiled forward: a parameter the penalty "
+                   "does not depend on (the last bias) gets a zero .grad instead of None (eager: None)")
 def test_second_order_unused_parameter_grad_is_none():
     m = T.nn.Sequential(T.nn.Linear(8, 16), T.nn.Tanh(), T.nn.Linear(16, 1))
     c = T.compile(m)
@@ -139,6 +144,7 @@ def test_donation_views_and_clones():
     assert traces(c) <= 2
 
 
+@pytest.mark.slow
 def test_donation_view_of_param_in_closure_of_step():
     # a view of a parameter that the step itself also reaches (closure) stays an alias
     m = mlp(T)

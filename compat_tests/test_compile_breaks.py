@@ -181,6 +181,7 @@ def test_break_in_training_step_matches_eager():
     np.testing.assert_array_equal(m1.weight.detach().numpy(), m2.weight.detach().numpy())
 
 
+@pytest.mark.slow  # importing torch._dynamo's backend list takes seconds
 def test_dynamo_namespace():
     assert T._dynamo.exc.Unsupported is Unsupported
     assert T._dynamo.config.suppress_errors is False

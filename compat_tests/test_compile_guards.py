@@ -28,6 +28,7 @@ def test_same_shapes_no_retrace():
     assert outs[0].shape == (5, 8 // 2)
 
 
+@pytest.mark.slow
 def test_guard_changes_retrace():
     m = _model()
     c = T.compile(m)
@@ -54,6 +55,7 @@ def test_guard_changes_retrace():
     assert traces(c) == 5
 
 
+@pytest.mark.slow
 def test_dtype_retrace_and_values():
     f = T.compile(lambda a: a * 2 + 1)
     x = T.arange(4.0)
@@ -63,6 +65,7 @@ def test_dtype_retrace_and_values():
     assert traces(f) == 3
 
 
+@pytest.mark.slow
 def test_python_scalar_argument_is_a_guard():
     f = T.compile(lambda a, s: a * s)
     x = T.ones(3)
@@ -105,6 +108,7 @@ def _uses_global(a):
     return a + _G[0]
 
 
+@pytest.mark.slow
 def test_recompile_limit_falls_back_to_eager_with_one_warning():
     f = T.compile(lambda a: a + 1)
     with warnings.catch_warnings(record=True) as w:
@@ -117,6 +121,7 @@ def test_recompile_limit_falls_back_to_eager_with_one_warning():
         assert o.tolist() == [1.0] * n
 
 
+@pytest.mark.slow
 def test_reset_drops_programs():
     f = T.compile(lambda a: a - 1)
     f(T.ones(2))
@@ -140,6 +145,7 @@ def test_reset_drops_module_programs():
 @pytest.mark.xfail(strict=True, reason="every Python attribute reachable from the module is a guard, read or "
                    "not: an int the forward never reads (a step counter) retraces every call (PyTorch guards "
                    "only what the trace reads: one graph)")
+@pytest.mark.slow
 def test_unread_module_attribute_no_retrace():
     class M(T.nn.Module):
         def __init__(self):
@@ -158,6 +164,7 @@ def test_unread_module_attribute_no_retrace():
     assert traces(c) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason="`.grad` of parameters is a guard of a forward-only compiled module: "
                    "the first backward() makes the next call retrace (PyTorch: one graph)")
 def test_grad_appearing_does_not_retrace_forward():
@@ -168,6 +175,7 @@ def test_grad_appearing_does_not_retrace_forward():
     assert traces(c) == 1
 
 
+@pytest.mark.slow
 def test_torch_reference_same_counts():
     # shape and dtype changes retrace PyTorch's dynamo too (dynamic=False: no automatic dynamic shapes)
     n = [0]

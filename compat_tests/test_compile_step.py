@@ -90,6 +90,7 @@ def check_step(make_opt, steps=10, max_traces=2, **kw):
     return fn
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sgd_momentum", "adam"])
 def test_step_matches_eager(name):
     check_step(OPTS[name])
@@ -107,6 +108,7 @@ def test_step_100_steps(name):
     check_step(OPTS[name], steps=100)
 
 
+@pytest.mark.slow
 def test_step_with_arguments():
     # step(x, y) fed a new batch every call (same shapes): no retrace past the settling call
     check_step(OPTS["adamw"], steps=6, with_args=True)
@@ -129,6 +131,7 @@ def test_step_zero_grad_end_keep_zeros():
     check_step(OPTS["adam"], steps=6, zero="end", set_to_none=False)
 
 
+@pytest.mark.slow
 def test_step_scheduler_outside():
     # the LR (a Python float in param_groups) changes every 3 steps: a guard, so each new LR is one more
     # program (PyTorch's dynamo specialises on it too); results stay exact
@@ -169,6 +172,7 @@ def _run_module(T, model, make_opt, steps, compiled, seed=0, noise=False):
     return losses, opt, fn, T.rand(3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise", [False, True], ids=["dropout", "dropout_and_randn"])
 def test_step_rng_stream_matches_eager(noise):
     # dropout masks (and randn_like noise) drawn inside the compiled step are the eager run's draws: the
@@ -185,6 +189,7 @@ def test_step_rng_stream_matches_eager(noise):
     assert 1 <= traces(fn) <= 2
 
 
+@pytest.mark.slow
 def test_step_batchnorm_cnn_buffers():
     # conv (no bias) -> BatchNorm -> ... with SGD momentum: running stats and num_batches_tracked are
     # written back after every compiled step; equal to torchshim eager and to PyTorch

@@ -51,12 +51,18 @@ def _curves(figures):
     return curves
 
 
-def _check_board(curves, labels, epochs):
-    for label in labels:
+def _check_board(curves, train_label, val_labels, epochs):
+    """d2l's Trainer plots a training point every half epoch (`plot_train_per_epoch=2`: the mean x and y of
+    that half's batches, so the last x is inside the last epoch) and one validation point per epoch (x =
+    epoch + 1, the mean over the validation batches)."""
+    for label in [train_label, *val_labels]:
         assert label in curves, (label, sorted(curves))
         x, y = curves[label]
         assert y and all(math.isfinite(v) for v in y), (label, y)
-        assert x[-1] == pytest.approx(epochs), (label, x)
+    x = curves[train_label][0]
+    assert len(x) == 2 * epochs and x == sorted(x) and epochs - 1 < x[-1] < epochs, (train_label, x)
+    for label in val_labels:
+        assert curves[label][0] == pytest.approx(list(range(1, epochs + 1))), (label, curves[label][0])
 
 
 # --- chapter_optimization/momentum ------------------------------------------------------------------------
@@ -97,7 +103,7 @@ def test_d2l_softmax_regression_concise(tmp_path):
     runs = _chapter(tmp_path, "softmax_regression_concise.py")
     _, figures = runs["torchshim"]
     curves = _curves(figures)
-    _check_board(curves, ["train_loss", "val_loss", "val_acc"], 2)
+    _check_board(curves, "train_loss", ["val_loss", "val_acc"], 2)
     train, val = curves["train_loss"][1], curves["val_loss"][1]
     assert train[-1] < train[0] and val[-1] < val[0]
     if "torch" in runs:
@@ -125,7 +131,7 @@ def test_d2l_lenet(tmp_path):
     # layer_summary runs the lazy layers once: the classes PyTorch prints (LazyConv2d becomes Conv2d)
     assert result.lines[:len(LENET_SHAPES)] == LENET_SHAPES, result.explain()
     curves = _curves(figures)
-    _check_board(curves, ["train_loss", "val_loss", "val_acc"], 2)
+    _check_board(curves, "train_loss", ["val_loss", "val_acc"], 2)
     if "torch" in runs:
         ref, ref_figures = runs["torch"]
         assert ref.lines[:len(LENET_SHAPES)] == LENET_SHAPES
@@ -143,7 +149,7 @@ def test_d2l_rnn_concise(tmp_path):
     runs = _chapter(tmp_path, "rnn_concise.py")
     _, figures = runs["torchshim"]
     curves = _curves(figures)
-    _check_board(curves, ["train_ppl", "val_ppl"], 4)
+    _check_board(curves, "train_ppl", ["val_ppl"], 4)
     train, val = curves["train_ppl"][1], curves["val_ppl"][1]
     assert train[-1] < train[0] and val[-1] < val[0]
     if "torch" in runs:

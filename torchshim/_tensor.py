@@ -393,17 +393,11 @@ class Tensor:
             a = a.astype(np.float32)
         return a.tolist()
 
-    def __float__(self):
-        self._check_scalar("float")
-        return float(self.item().real if self._dtype.is_complex else self.item())
+    # __float__ / __complex__ (PyTorch warns there for a tensor that requires grad): autograd/_tensor_api.py
 
     def __int__(self):
         self._check_scalar("int")
         return int(self.item())
-
-    def __complex__(self):
-        self._check_scalar("complex")
-        return complex(self.item())
 
     def __index__(self):
         if self._dtype.is_floating_point or self._dtype.is_complex or self.numel() != 1:
@@ -420,7 +414,7 @@ class Tensor:
 
     def _check_scalar(self, kind):
         if self.numel() != 1:
-            raise TypeError("only one element tensors can be converted to Python scalars")
+            raise ValueError("only one element tensors can be converted to Python scalars")
 
     def __len__(self):
         if not self._shape:

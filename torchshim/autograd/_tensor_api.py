@@ -1,15 +1,49 @@
 """The autograd methods of Tensor: `grad_fn`, `backward`, `register_hook`, `retain_grad`, `retains_grad`,
 `register_post_accumulate_grad_hook`, and `_assign_from` (every write into a tensor). Registered in
 `_methods.METHODS`; `ops/_registry.install()` attaches them with the op table's methods."""
+import sys
 import weakref
 
 from .._hooks import HookDict, RemovableHandle
 from .._methods import tensor_method
+from .._warnings import user_stacklevel, warn_once
 from ._inplace import assign
 from ._node import gradient_edge, shown_grad_fn
 from .engine_api import backward as _backward
+from .grad_mode import _state
 
 __all__ = []
+
+_TO_SCALAR_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\nConsider using "
+    "tensor.detach() first. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
+
+# callers that stand for PyTorch's C++ (an op reading a scalar argument): no warning, as in PyTorch
+_INTERNAL = ("torchshim.ops", "torchshim.autograd", "torchshim._")
+
+
+def _warn_to_scalar(self):
+    if self._requires_grad and _state.enabled \
+            and not sys._getframe(2).f_globals.get("__name__", "").startswith(_INTERNAL):
+        warn_once(_TO_SCALAR_WARNING, UserWarning, stacklevel=user_stacklevel())
+
+
+@tensor_method()
+def __float__(self):
+    """`float(t)`: the value of a one-element tensor; PyTorch's UserWarning (once) when `t` requires grad and
+    grad mode is on (`int(t)` and `t.item()` do not warn)."""
+    _warn_to_scalar(self)
+    self._check_scalar("float")
+    return float(self.item().real if self._dtype.is_complex else self.item())
+
+
+@tensor_method()
+def __complex__(self):
+    """`complex(t)`: as `float(t)`, warning the same way."""
+    _warn_to_scalar(self)
+    self._check_scalar("complex")
+    return complex(self.item())
 
 
 @tensor_method(prop=True)

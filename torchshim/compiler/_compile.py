@@ -48,6 +48,7 @@ class OptimizedModule(Module):
             target, fullgraph=fullgraph, dynamic=dynamic, name=type(mod).__name__,
             roots=lambda: [mod] + _guards.roots_of(type(mod).forward))
         self.forward = self._compiled
+        _REGISTRY.add(self._compiled)
 
     def __call__(self, *args, **kwargs):
         return self._compiled(*args, **kwargs)
@@ -56,9 +57,6 @@ class OptimizedModule(Module):
         if name == "_orig_mod":
             return self._modules["_orig_mod"]
         return getattr(self._orig_mod, name)
-
-    def __repr__(self):
-        return "OptimizedModule(" + repr(self._orig_mod)[len(type(self._orig_mod).__name__) + 1:]
 
 
 def _check_backend(backend):

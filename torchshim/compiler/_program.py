@@ -49,6 +49,10 @@ _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _JAX = os.path.dirname(os.path.abspath(jax.__file__))
 
 
+class _NotFound(RuntimeError):
+    """The traced code reads state the program cannot take as an input it differentiates."""
+
+
 class Unsupported(RuntimeError):
     """`torch._dynamo.exc.Unsupported`: what `fullgraph=True` raises at a graph break."""
 
@@ -61,7 +65,10 @@ def _break_reason(e):
     """Why exception `e`, raised while tracing, is a graph break (a host read), or None."""
     if isinstance(e, _BREAK_ERRORS):
         names = _frames(e)
-        for n in ("item", "tolist", "numpy", "__bool__", "__repr__", "__str__", "__format__", "__int__",
+        if "__bool__" in names:
+            return ("Data-dependent branching: bool() of a tensor (an `if` or `while` on it) needs its value "
+                    "on the host")
+        for n in ("item", "tolist", "numpy", "__repr__", "__str__", "__format__", "__int__",
                   "__float__", "__index__", "__len__"):
             if n in names:
                 return f"Tensor.{n}() needs the tensor's value on the host"
@@ -337,6 +344,12 @@ class CompiledFunction:
         if probe.changes_state:
             return None
         mode = "forward" if (probe.out_grad and not probe.backward) else "step"
+        if mode == "forward" and probe.foreign:
+            # a tensor that requires grad, read but not found by the walk, would get no gradient
+            raise _NotFound(f"the function reads {len(probe.foreign)} tensor(s) that require grad which "
+                            "torch.compile could not find from its arguments, closure, globals or module "
+                            f"(e.g. one of shape {tuple(probe.foreign[0]._shape)}); their gradients need the "
+                            "eager path")
         entry = self._final(state, storages, misses, gens, probe, mode, args, kwargs, grad)
         self.traces += 1
         return entry
@@ -346,15 +359,20 @@ class CompiledFunction:
         lifted = list(storages) + list(misses)
         probe = _Probe()
 
+        known = {id(s) for s in lifted}
+
         def program(arrays, rng):
-            with Capture(lifted, arrays, gens, rng) as cap:
+            with Capture(lifted, arrays, gens, rng) as cap, _GradInputs() as watch:
                 runs = _engine.runs
                 with set_grad_enabled(grad):
                     res = self.fn(*args, **kwargs)
                 outs = []
                 _template(res, outs)
+                known.update(cap._created_ids)
                 probe.backward = _engine.runs != runs
                 probe.out_grad = any(t._requires_grad for t in outs)
+                probe.out_storages = {id(t._storage) for t in outs}
+                probe.foreign = [t for t in watch.tensors if id(t._storage) not in known]
                 del res, outs
                 # a call that changes the state it is guarded on (creates optimizer state, a first .grad)
                 # leaves a program no later call could use
@@ -375,7 +393,8 @@ class CompiledFunction:
     def _final(self, state, storages, misses, gens, probe, mode, args, kwargs, grad):
         """Trace and compile the program that runs (see the module docstring)."""
         n_walk = len(storages)
-        used = [i for i in range(n_walk) if id(storages[i]) in probe.used or id(storages[i]) in probe.written]
+        used = [i for i in range(n_walk) if id(storages[i]) in probe.used or id(storages[i]) in probe.written
+                or id(storages[i]) in probe.out_storages]
         e = _Entry()
         e.eager = False
         e.mode = mode
@@ -390,6 +409,13 @@ class CompiledFunction:
         e.gens = list(gens)
         e.primals = []
         if mode == "forward":
+            used_ids = {id(storages[i]) for i in used}
+            for t in state.tensors:
+                if (t._requires_grad and not t._natural and id(t._storage) in used_ids
+                        and (t._dtype.is_floating_point or t._dtype.is_complex)):
+                    raise _NotFound("a tensor that requires grad is a view of part of its storage (shape "
+                                    f"{tuple(t._shape)}); a compiled forward differentiates whole storages "
+                                    "only, so this call runs eagerly")
             for i in e.inputs:
                 t = state.owner[i]
                 if t._requires_grad and t._natural and (t._dtype.is_floating_point or t._dtype.is_complex):
@@ -490,8 +516,31 @@ class CompiledFunction:
         return e
 
 
+class _GradInputs:
+    """`with _GradInputs() as w:` the tensors that require grad and are inputs of ops recorded on the tape."""
+
+    def __init__(self):
+        self.tensors = []
+        self._ids = set()
+
+    def see(self, inputs):
+        for t in inputs:
+            if t._requires_grad and id(t) not in self._ids:
+                self._ids.add(id(t))
+                self.tensors.append(t)
+
+    def __enter__(self):
+        _node.record_watchers.append(self.see)
+        return self
+
+    def __exit__(self, *exc):
+        _node.record_watchers.remove(self.see)
+        return False
+
+
 class _Probe:
-    __slots__ = ("misses", "new_gens", "written", "used", "backward", "out_grad", "index", "changes_state")
+    __slots__ = ("misses", "new_gens", "written", "used", "backward", "out_grad", "index", "changes_state",
+                 "out_storages", "foreign")
 
 
 class _Snapshot:

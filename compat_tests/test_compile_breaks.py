@@ -116,8 +116,6 @@ def test_print_inside_prints_each_call(capsys):
     assert capsys.readouterr().out.count("tensor([1., 1.])") == 2
 
 
-@pytest.mark.xfail(strict=True, reason="bool(t) in an `if` is reported as 'Tensor.item() needs the tensor's "
-                   "value on the host' (__bool__ goes through item; the reason names the wrong call)")
 def test_break_reason_names_bool():
     c = T.compile(f_bool, fullgraph=True)
     with pytest.raises(Unsupported, match=r"__bool__|bool\(|data-dependent|branch"):

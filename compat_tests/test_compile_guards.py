@@ -130,9 +130,6 @@ def test_reset_drops_programs():
     assert traces(f) == 2
 
 
-@pytest.mark.xfail(strict=True, reason="torch.compiler.reset() clears only compiled functions: an "
-                   "OptimizedModule's CompiledFunction is not in compiler._compile._REGISTRY, so it keeps "
-                   "its programs")
 def test_reset_drops_module_programs():
     c = T.compile(_model())
     with T.no_grad():

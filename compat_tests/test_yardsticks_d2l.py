@@ -8,9 +8,17 @@ torchvision stand-in, `requests` serving local synthetic data files, `matplotlib
 `matplotlib` one writes every plotted line to YARDSTICK_PLOT_JSON, which is how the d2l `Trainer`'s recorded
 losses are read back, since d2l plots them instead of printing them).
 
-d2l sets no seed, so PyTorch's own numbers move from run to run; each comparison says how far, and where a
-value does not depend on random numbers (momentum's 2-D traces, the decay curves, the layer shapes) it is
-compared exactly.
+d2l sets no seed. PyTorch 2.13 here starts its default generator from a random seed in every process
+(`torch.initial_seed()` differs run to run), so its numbers move from run to run; torchshim's default seed is
+fixed, so its numbers repeat, and draw other random numbers than PyTorch's anyway. Each tolerance below is
+taken from runs of both libraries with the default seed and with `torch.manual_seed(1)` / `(2)` put before
+the chapter (3 PyTorch runs and 2 torchshim runs per chapter, on the data sizes used here), and says how far
+they spread; where a value does not depend on random numbers (momentum's 2-D traces, the decay curves, the
+layer shapes) it is compared exactly.
+
+Time: the FashionMNIST chapters run on 1024 training and 256 validation images (4 and 1 batches of 256 per
+epoch), 2 epochs. Their loaders start 4 workers per epoch; torchshim forks them from its zygote
+(torchshim/utils/data/_zygote.py), which before cost a spawned interpreter and a torchshim import each.
 """
 import json
 import math
@@ -25,6 +33,7 @@ import test_yardsticks as ys
 pytestmark = pytest.mark.slow
 
 PLOTS = "plots.json"
+FASHION = {"YARDSTICK_FASHION_TRAIN": "1024", "YARDSTICK_FASHION_TEST": "256"}
 
 
 def _chapter(tmp_path, script, extra_env=None):
@@ -100,7 +109,7 @@ def test_d2l_momentum(tmp_path):
 # --- chapter_linear-classification/softmax-regression-concise ----------------------------------------------
 
 def test_d2l_softmax_regression_concise(tmp_path):
-    runs = _chapter(tmp_path, "softmax_regression_concise.py")
+    runs = _chapter(tmp_path, "softmax_regression_concise.py", FASHION)
     _, figures = runs["torchshim"]
     curves = _curves(figures)
     _check_board(curves, "train_loss", ["val_loss", "val_acc"], 2)
@@ -108,10 +117,11 @@ def test_d2l_softmax_regression_concise(tmp_path):
     assert train[-1] < train[0] and val[-1] < val[0]
     if "torch" in runs:
         ref = _curves(runs["torch"][1])
-        # The first point averages 4 batches from the LazyLinear's random start, close to ln 10 = 2.303
-        # whatever the weights; after 2 epochs the validation loss has moved ~0.1. Measured so far: PyTorch
-        # 2.322 (first) and 2.167 (epoch 2), torchshim 2.312 and 2.191. PROVISIONAL: 0.05 is not yet
-        # derived from PyTorch's seed-to-seed spread (to be measured over several runs).
+        # The first point averages the first 2 batches from the LazyLinear's random start, a little above
+        # ln 10 = 2.303; after 2 epochs the validation loss has fallen by ~0.05. Seed spread measured: first
+        # point PyTorch 2.313 / 2.324 / 2.330, torchshim 2.340 / 2.309 (all five within 0.031); last
+        # validation loss PyTorch 2.231 / 2.249 / 2.234, torchshim 2.248 / 2.250 (within 0.020). 0.05 is
+        # 1.6x and 2.5x those ranges.
         assert train[0] == pytest.approx(ref["train_loss"][1][0], abs=0.05)
         assert val[-1] == pytest.approx(ref["val_loss"][1][-1], abs=0.05)
 
@@ -126,7 +136,7 @@ LENET_SHAPES = [f"{name} output shape:\t torch.Size({shape})" for name, shape in
 
 
 def test_d2l_lenet(tmp_path):
-    runs = _chapter(tmp_path, "lenet.py")
+    runs = _chapter(tmp_path, "lenet.py", FASHION)
     result, figures = runs["torchshim"]
     # layer_summary runs the lazy layers once: the classes PyTorch prints (LazyConv2d becomes Conv2d)
     assert result.lines[:len(LENET_SHAPES)] == LENET_SHAPES, result.explain()
@@ -136,11 +146,16 @@ def test_d2l_lenet(tmp_path):
         ref, ref_figures = runs["torch"]
         assert ref.lines[:len(LENET_SHAPES)] == LENET_SHAPES
         ref_curves = _curves(ref_figures)
-        # LeNet's sigmoids start from Xavier weights and all outputs near uniform: the loss stays close to
-        # ln 10 for the first epochs. PROVISIONAL: 0.06 is not yet derived from PyTorch's seed-to-seed
-        # spread (to be measured over several runs).
-        assert curves["train_loss"][1][0] == pytest.approx(ref_curves["train_loss"][1][0], abs=0.06)
-        assert curves["val_loss"][1][-1] == pytest.approx(ref_curves["val_loss"][1][-1], abs=0.06)
+        # LeNet's sigmoid layers give the last (Xavier) layer nearly the same input for every image, so the
+        # untrained logits are a random offset per class: the first loss is ln 10 plus a seed-dependent
+        # amount (PyTorch 2.420 / 2.414 / 2.443, torchshim 2.345 / 2.451 measured; drawing the ten offsets
+        # as Xavier does gives a standard deviation of ~0.1 between seeds, |difference| of two runs < 0.27
+        # in 95%): 0.3. After 2 epochs at lr 0.1 it has learned nothing yet (accuracy ~ chance) and the
+        # validation loss is back near ln 10: PyTorch 2.314 / 2.310 / 2.316, torchshim 2.316 / 2.313
+        # (within 0.006): 0.02.
+        assert curves["train_loss"][1][0] == pytest.approx(ref_curves["train_loss"][1][0], abs=0.3)
+        assert curves["val_loss"][1][-1] == pytest.approx(ref_curves["val_loss"][1][-1], abs=0.02)
+    assert curves["val_loss"][1][-1] == pytest.approx(math.log(10), abs=0.05)
 
 
 # --- chapter_recurrent-neural-networks/rnn-concise ---------------------------------------------------------
@@ -154,8 +169,10 @@ def test_d2l_rnn_concise(tmp_path):
     assert train[-1] < train[0] and val[-1] < val[0]
     if "torch" in runs:
         ref = _curves(runs["torch"][1])
-        # the untrained perplexity is about the vocabulary size and falls to about 10 in 4 epochs. Measured
-        # so far: PyTorch 21.94 (first point) and 9.96 (last validation), torchshim 21.51 and 10.19.
-        # PROVISIONAL: 0.5 / 2.0 are not yet derived from PyTorch's seed-to-seed spread.
-        assert train[0] == pytest.approx(ref["train_ppl"][1][0], abs=0.5)
+        # The untrained perplexity is about the vocabulary size (28); the first point averages the first
+        # 5 batches, during which it falls fast (lr 1), to ~21; after 4 epochs the validation perplexity is
+        # ~10. Seed spread measured: first point PyTorch 20.67 / 21.99 / 21.30, torchshim 21.51 / 22.12
+        # (all five within 1.45); last validation PyTorch 11.02 / 10.42 / 10.23, torchshim 10.19 / 10.02
+        # (within 1.0). 2.5 and 2.0 are 1.7x and 2x those ranges.
+        assert train[0] == pytest.approx(ref["train_ppl"][1][0], abs=2.5)
         assert val[-1] == pytest.approx(ref["val_ppl"][1][-1], abs=2.0)

@@ -18,7 +18,9 @@ its current stdout and stderr (fds 1 and 2, sent with the other descriptors), an
 start-up data (sys.path, working directory, the `torch` alias under `python -m torchshim run`). Start-up is
 bounded like a spawned worker's (`_spawn.START_TIMEOUT`: the zygote's own start is part of the first
 worker's). Workers started this way watch the main process through multiprocessing's parent sentinel (their
-OS parent is the zygote).
+OS parent is the zygote). What jax and torchshim read from the environment at import (JAX_* variables,
+torchshim's own settings) is what the environment held when the zygote started, i.e. at the first
+multi-worker iterator, not at each worker's start as for a spawned worker.
 
 Only where the fork server exists (POSIX with fd passing), and TORCHSHIM_WORKER_ZYGOTE is not "0"; otherwise
 the workers are spawned (_spawn.py)."""

@@ -15,8 +15,8 @@ from .grad_mode import _state
 __all__ = []
 
 _TO_SCALAR_WARNING = (
-    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\nConsider using "
-    "tensor.detach() first. (Triggered internally at "
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
     "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
 
 # callers that stand for PyTorch's C++ (an op reading a scalar argument): no warning, as in PyTorch

@@ -6,7 +6,9 @@ returned in task order (or as they arrive with `in_order=False`). Persistent wor
 at each new epoch; shutdown sends None to every worker, joins them and terminates stragglers.
 
 Differences from PyTorch:
-- start method 'spawn' unless `multiprocessing_context` says otherwise (see dataloader.py); the dataset,
+- start method 'spawn' unless `multiprocessing_context` says otherwise (see dataloader.py); with the default
+  context each worker is forked from torchshim's zygote, a process that imported torchshim once
+  (_zygote.py), rather than spawned (an interpreter start and a torchshim import per worker); the dataset,
   collate_fn and worker_init_fn are pickled once, here, so an unpicklable one fails before any worker starts.
   With the default context they are pickled by value with cloudpickle and the workers do not re-run the main
   script, as forked ones (PyTorch on Linux) do not: lambdas, classes defined in functions and scripts without

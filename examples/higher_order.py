@@ -17,7 +17,8 @@
 Weights and data come from numpy, so both libraries print the same numbers (`--check` is accepted for
 uniformity with the other examples and changes nothing; `--short` trains for fewer steps). `--compile` runs
 each training step of section 3 (forward, the gradients with create_graph=True, the penalised backward and the
-optimizer step) through `torch.compile`; it prints the same numbers.
+optimizer step) through `torch.compile`, with its "eager" backend (PyTorch's inductor cannot differentiate a
+compiled graph twice; torchshim compiles one XLA program whatever the backend); it prints the same numbers.
 """
 import argparse
 
@@ -152,7 +153,11 @@ def section_penalty(rng, steps, penalty, compile=False):
         return loss.detach(), grad_norm.detach(), input.grad.norm()
 
     if compile:
-        train_step = torch.compile(train_step)
+        # backend="eager": PyTorch's default backend (inductor, through aot_autograd) cannot differentiate its
+        # compiled graphs twice ("torch.compile with aot_autograd does not currently support double
+        # backward"), and this step's backward goes through the gradients taken with create_graph=True;
+        # torchshim compiles one XLA program whatever the backend
+        train_step = torch.compile(train_step, backend="eager")
     for step in range(1, steps + 1):
         loss, grad_norm, input_grad_norm = train_step(images, labels)
         print(f"step {step:3d} loss {loss.item():.6f} grad norm {grad_norm.item():.6f} "

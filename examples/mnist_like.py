@@ -175,7 +175,7 @@ def timing_line(epoch, seconds, compiled):
     """Per-epoch timing (stderr): median ms/step and the warm-up, the time the steps took beyond the median
     (the first calls trace and compile: inductor or XLA programs when compiled, op kernels when eager)."""
     median = sorted(seconds)[len(seconds) // 2]
-    warmup = sum(seconds) - median * len(seconds)
+    warmup = sum(max(0.0, s - median) for s in seconds)
     return (f"epoch {epoch} timing ({'compiled' if compiled else 'eager'}): {len(seconds)} steps, "
             f"{1000 * median:.2f} ms/step (median), warm-up {warmup:.2f} s")
 

@@ -14,8 +14,8 @@ generator covers.
 
 `--check` makes the run reproducible across libraries (their random streams differ): the initial weights,
 the noise and the interpolation weights come from numpy instead of torch's generator. `--compile` runs the
-critic step (the penalty's double backward included) and the generator step through `torch.compile`, each
-one function; the random inputs are drawn outside them, in the same order either way, so the run prints the
+critic step (the penalty's double backward included; with the "eager" backend, as PyTorch's inductor cannot
+differentiate a compiled graph twice) and the generator step through `torch.compile`, each one function; the random inputs are drawn outside them, in the same order either way, so the run prints the
 same numbers.
 """
 import argparse
@@ -147,7 +147,12 @@ def main():
         return g_cost.detach()
 
     if args.compile:
-        critic_step, generator_step = torch.compile(critic_step), torch.compile(generator_step)
+        # the critic step: backend="eager", as PyTorch's default backend (inductor, through aot_autograd)
+        # cannot differentiate its compiled graphs twice ("torch.compile with aot_autograd does not
+        # currently support double backward") and the penalty's backward does; torchshim compiles one XLA
+        # program whatever the backend
+        critic_step = torch.compile(critic_step, backend="eager")
+        generator_step = torch.compile(generator_step)
     for it in range(1, args.iters + 1):
         # (1) the critic
         for p in critic.parameters():

@@ -15,8 +15,8 @@ generator covers.
 `--check` makes the run reproducible across libraries (their random streams differ): the initial weights,
 the noise and the interpolation weights come from numpy instead of torch's generator. `--compile` runs the
 critic step (the penalty's double backward included; with the "eager" backend, as PyTorch's inductor cannot
-differentiate a compiled graph twice) and the generator step through `torch.compile`, each one function; the random inputs are drawn outside them, in the same order either way, so the run prints the
-same numbers.
+differentiate a compiled graph twice) and the generator step through `torch.compile`, each one function;
+the random inputs are drawn outside them, in the same order either way, so the run prints the same numbers.
 """
 import argparse
 

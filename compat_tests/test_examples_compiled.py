@@ -1,12 +1,14 @@
 """The examples (examples/*.py) with `--compile`: their training step (basics.py: its computations) through
 torch.compile.
 
-Each example runs three times, in its CI mode (`--short --check`): under torchshim eagerly, under torchshim
-with `--compile` and `TORCHSHIM_LOGS=recompiles`, and under PyTorch with `--compile` (inductor). The compiled
-torchshim run must print what the eager one prints and what compiled PyTorch prints (check's comparison and
-default tolerances, as test_examples.py), must not warn of graph breaks or traces that failed, and must trace
-a bounded number of programs: a steady-state training loop does not retrace every step (each
-`[torchshim] compiling` / `recompiling` line on stderr is one trace; the bounds name what retraces).
+Each example runs twice, in its CI mode (`--short --check`): under torchshim with `--compile` and
+`TORCHSHIM_LOGS=recompiles`, and under PyTorch eagerly. The compiled torchshim run must print what PyTorch
+prints (check's comparison and default tolerances, as test_examples.py, which compares torchshim's eager run
+with the same PyTorch run), must not warn of graph breaks or traces that failed, and must trace a bounded
+number of programs: a steady-state training loop does not retrace every step (each `[torchshim] compiling` /
+`recompiling` line on stderr is one trace; the bounds name what retraces). PyTorch's own `--compile` run
+(inductor) is not part of CI: it compiles for 2-4 minutes per example on two cores (the examples print the
+same numbers with and without it under PyTorch; checked by hand on 2026-11-27).
 
 basics.py imports torchshim by name: it runs as is under torchshim, and as a copy with `import torch` under
 PyTorch (its docstring: swap the import). The runs are cached per example for the three tests.
@@ -102,18 +104,11 @@ def _assert_close(ref, got, what):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_compiled_example_prints_what_eager_prints(name, tmp_path_factory):
-    eager, _ = _run(name, "torchshim", False, tmp_path_factory)
-    compiled, _ = _run(name, "torchshim", True, tmp_path_factory)
-    assert len(eager) >= 5
-    _assert_close(eager, compiled, f"{name} under torchshim, --compile vs eager")
-
-
-@pytest.mark.parametrize("name", NAMES)
 def test_compiled_example_matches_pytorch(name, tmp_path_factory):
-    reference, _ = _run(name, "torch", True, tmp_path_factory)
+    reference, _ = _run(name, "torch", False, tmp_path_factory)
     compiled, _ = _run(name, "torchshim", True, tmp_path_factory)
-    _assert_close(reference, compiled, f"{name} with --compile, PyTorch vs torchshim")
+    assert len(reference) >= 5
+    _assert_close(reference, compiled, f"{name}: torchshim with --compile vs PyTorch")
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=TRACE_XFAIL[n]))
@@ -128,8 +123,8 @@ def test_compiled_example_traces_a_few_programs(name, tmp_path_factory):
 
 
 def test_mnist_like_prints_its_timing(tmp_path_factory):
-    """Per epoch, on stderr: the median ms/step and the warm-up, eager and compiled (stdout is unchanged)."""
-    for compiled in (False, True):
+    """Per epoch, on stderr: the median ms/step and the warm-up of the compiled run (stdout is unchanged)."""
+    for compiled in (True,):
         _, stderr = _run("mnist_like.py", "torchshim", compiled, tmp_path_factory)
         mode = "compiled" if compiled else "eager"
         for epoch in (1, 2):

@@ -210,18 +210,18 @@ def roots_of(fn, depth=2):
     return out
 
 
-_NAMES = {}
+_CODE_NAMES = {}
 
 
 def _names(code):
     """The global names `code` and the code objects nested in it use (cached per code object)."""
-    names = _NAMES.get(code)
+    names = _CODE_NAMES.get(code)
     if names is None:
         names = list(code.co_names)
         for c in code.co_consts:
             if isinstance(c, types.CodeType):
                 names.extend(_names(c))
-        names = _NAMES[code] = tuple(dict.fromkeys(names))
+        names = _CODE_NAMES[code] = tuple(dict.fromkeys(names))
     return names
 
 

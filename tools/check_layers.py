@@ -32,7 +32,9 @@ LAYERS = [
                # torch.* submodules and objects of issue 10 (test_torch_modules.py)
                "accelerator", "mps", "xpu", "mtia", "_device_types", "_device_module", "_streams",
                "_higher_order_ops", "export", "_buffers", "_default_tensor_type", "functional", "futures",
-               "library", "quasirandom", "random", "signal", "types", "version", "torch_version", "_dynamo"]),
+               "library", "quasirandom", "random", "signal", "types", "version", "torch_version", "_dynamo",
+               # issue 12 (numerics)
+               "linalg", "fft", "special", "distributions", "sparse"]),
     ("tools", ["_cli", "__main__"]),
     ("root", [""]),
 ]

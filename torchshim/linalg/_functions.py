@@ -1,0 +1,2 @@
+"""torch.linalg names bound from the op table (see __init__.py)."""
+__all__ = []

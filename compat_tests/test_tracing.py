@@ -4,14 +4,13 @@ the same result as the eager call. This is what lets a later issue compile whole
 Cases whose eager call raises, or returns Python values (`allclose`, `equal`: a host round-trip by
 definition), are not applicable. Cases whose output shape depends on values can't be traced at all; they must
 raise a clear error instead (DATA_DEPENDENT says which cases those are)."""
-import collections
 
 import jax
 import numpy as np
 import pytest
 
 import torchshim
-from harness import Arg, Idx, Mask, build, cases_of
+from harness import Arg, Idx, Mask, build, cases_of, unique_ids
 from records import all_records
 from torchshim._storage import Storage
 from torchshim._tensor import Tensor
@@ -50,28 +49,6 @@ TRACE_GAPS = {
                   "histogram with integer bins and no range= reads min/max on the host (ops/binning.py); the "
                   "output shape is fixed, so it could trace"),
 }
-
-
-def unique_ids(ids):
-    """The test ids pytest makes of duplicate parametrize ids (`a-0`, `a-0` -> `a-0_0`, `a-0_1`), exactly, in
-    linear time: pytest's own de-duplication (`IdMaker.make_unique_parameterset_ids`) rebuilds a set of all
-    ids per duplicate, quadratic (seconds for the ~20k op-record cases)."""
-    ids = list(ids)
-    count = collections.Counter(ids)  # the ids now in the list: what pytest's `set(resolved_ids)` holds
-    dups = {i for i, n in count.items() if n > 1}
-    nxt = collections.defaultdict(int)
-    for k, i in enumerate(ids):
-        if i in dups:
-            sep = "_" if i and i[-1].isdigit() else ""
-            new = f"{i}{sep}{nxt[i]}"
-            while count[new]:
-                nxt[i] += 1
-                new = f"{i}{sep}{nxt[i]}"
-            count[i] -= 1
-            count[new] += 1
-            ids[k] = new
-            nxt[i] += 1
-    return ids
 
 
 def _tracing_cases():

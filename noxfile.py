@@ -6,6 +6,7 @@ torchshim is installed into each session's venv as a regular (non-editable) pack
 installed package, not the source tree; the `test` extra brings in the PyTorch reference (torch==2.13.0).
 """
 import os
+import pathlib
 import shutil
 
 import nox
@@ -46,9 +47,17 @@ BENCHES = ["eager_overhead", "autograd_step", "nn_step", "compile_step", "first_
            "data_loading"]
 
 
+def _files_with_slow_cases():
+    """The test files that mark a case slow: collecting the whole suite (~45k cases, half a minute per xdist
+    worker) to deselect all but a few hundred is the slow session's largest fixed cost."""
+    files = sorted(pathlib.Path(HERE, "compat_tests").glob("test_*.py"))
+    return [os.path.relpath(p, HERE) for p in files if "mark.slow" in p.read_text(encoding="utf-8")]
+
+
 def _run_suite(session, marker):
     _install_torchshim(session, ".[test]")
-    paths = [] if any(_names_tests(a) for a in session.posargs) else ["compat_tests"]
+    default = _files_with_slow_cases() if marker == "slow" else ["compat_tests"]
+    paths = [] if any(_names_tests(a) for a in session.posargs) else default
     xdist = [] if any(_sets_workers(a) for a in session.posargs) else XDIST_ARGS
     select = [] if "-m" in session.posargs else ["-m", marker]
     session.run("pytest", *xdist, *select, *paths, *session.posargs)

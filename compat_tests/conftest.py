@@ -41,7 +41,13 @@ def _trim(path, max_bytes):
         entries = [e for e in os.scandir(path) if e.is_file(follow_symlinks=False)]
     except OSError:
         return
-    stats = [(e.stat().st_mtime, e.stat().st_size, e.path) for e in entries]
+    stats = []
+    for e in entries:
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:  # removed meanwhile (another process's temporary file, a concurrent trim)
+            continue
+        stats.append((st.st_mtime, st.st_size, e.path))
     total = sum(s for _, s, _ in stats)
     if total <= max_bytes:
         return

@@ -67,7 +67,7 @@ def _example(name):
 
 
 @pytest.mark.parametrize("name", ["mnist_like.py", "custom_function.py", "higher_order.py", "wgan_gp.py",
-                                  "word_language_model.py"])
+                                  "word_language_model.py", "vae_flows.py"])
 def test_example_matches_pytorch(name, tmp_path):
     proc = _python(["-m", "torchshim", "check", "--timeout", str(CHECK_TIMEOUT), _example(name), "--short",
                     "--check"], cwd=tmp_path)

@@ -17,6 +17,7 @@ import pytest
 from grad_harness import ForwardMismatch, V, check_grad, record_grad_cases
 from harness import check
 from records import all_records
+from records import linalg_functions as linalg_functions_records
 
 CASES = record_grad_cases(all_records())
 
@@ -98,6 +99,7 @@ _VANDER = ("PyTorch 2.13's vander backward fails ('one of the variables needed f
            "torchshim returns the gradient (ops/combinatorics.py)")
 
 GAPS = _gaps(
+    *(gap(r, m, *names) for r, m, names in linalg_functions_records.GRAD_GAPS),
     gap(_VANDER, "first-order backward: torch raised RuntimeError", "vander-float64-4"),
     gap(_AS_STRIDED_SCATTER, "first-order grad[0]",
         "as_strided_scatter-float64-3x4,2x2,(2,2),(1,2)"),

@@ -71,6 +71,11 @@ from . import export  # noqa: E402,F401
 from ._buffers import from_file, frombuffer  # noqa: E402,F401
 from . import functional, futures, random, signal, types, version, torch_version  # noqa: E402,F401
 from . import quasirandom  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
+from . import fft  # noqa: E402,F401
+from . import special  # noqa: E402,F401
+from . import sparse  # noqa: E402,F401
+from . import distributions  # noqa: E402,F401
 from .autograd.anomaly_mode import (  # noqa: E402,F401
     is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled)
 from ._default_tensor_type import set_default_tensor_type  # noqa: E402,F401

@@ -1,7 +1,8 @@
 """The exception classes PyTorch binds at `torch.*`: `torch.OutOfMemoryError` (also
-`torch.cuda.OutOfMemoryError`), `torch.AcceleratorError`, `torch.FatalError`, with PyTorch's bases."""
+`torch.cuda.OutOfMemoryError`), `torch.AcceleratorError`, `torch.FatalError`, and `torch.linalg.LinAlgError`
+(`torch._C._LinAlgError`), with PyTorch's bases."""
 
-__all__ = ["OutOfMemoryError", "AcceleratorError", "FatalError"]
+__all__ = ["OutOfMemoryError", "AcceleratorError", "FatalError", "LinAlgError"]
 
 
 class OutOfMemoryError(RuntimeError):
@@ -15,3 +16,12 @@ class AcceleratorError(RuntimeError):
 
 class FatalError(Exception):
     """`torch.FatalError(Exception)`: an unrecoverable error of PyTorch's runtime."""
+
+
+class LinAlgError(RuntimeError):
+    """`torch.linalg.LinAlgError` (PyTorch's `torch._C._LinAlgError`, a RuntimeError): raised by the
+    decompositions and solvers of `torch.linalg` for singular or non-positive-definite inputs (a host sync,
+    as in PyTorch; the `*_ex` forms return `info` instead)."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"

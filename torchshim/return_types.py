@@ -9,7 +9,11 @@ Difference: these types also have `_fields` (like `collections.namedtuple`); PyT
 from operator import itemgetter
 
 __all__ = ["max", "min", "median", "nanmedian", "mode", "kthvalue", "cummax", "cummin", "sort", "topk",
-           "aminmax", "frexp", "histogram", "triangular_solve"]
+           "aminmax", "frexp", "histogram", "triangular_solve", "slogdet", "svd", "qr", "geqrf", "lu_unpack",
+           "_lu_with_info", "linalg_cholesky_ex", "linalg_qr", "linalg_svd", "linalg_eig", "linalg_eigh",
+           "linalg_inv_ex", "linalg_lu", "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_solve_ex",
+           "linalg_lstsq", "linalg_slogdet", "linalg_ldl_factor", "linalg_ldl_factor_ex",
+           "histogramdd"]
 
 
 class _StructSeq(tuple):
@@ -61,4 +65,27 @@ topk = _make("topk", _VI)
 aminmax = _make("aminmax", ("min", "max"))
 frexp = _make("frexp", ("mantissa", "exponent"))
 histogram = _make("histogram", ("hist", "bin_edges"))
+histogramdd = _make("histogramdd", ("hist", "bin_edges"))
 triangular_solve = _make("triangular_solve", ("solution", "cloned_coefficient"))
+
+# linear algebra (torch.linalg and the older top-level spellings)
+slogdet = _make("slogdet", ("sign", "logabsdet"))
+svd = _make("svd", ("U", "S", "V"))
+qr = _make("qr", ("Q", "R"))
+geqrf = _make("geqrf", ("a", "tau"))
+lu_unpack = _make("lu_unpack", ("P", "L", "U"))
+_lu_with_info = _make("_lu_with_info", ("LU", "pivots", "info"))
+linalg_cholesky_ex = _make("linalg_cholesky_ex", ("L", "info"))
+linalg_qr = _make("linalg_qr", ("Q", "R"))
+linalg_svd = _make("linalg_svd", ("U", "S", "Vh"))
+linalg_eig = _make("linalg_eig", ("eigenvalues", "eigenvectors"))
+linalg_eigh = _make("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_inv_ex = _make("linalg_inv_ex", ("inverse", "info"))
+linalg_lu = _make("linalg_lu", ("P", "L", "U"))
+linalg_lu_factor = _make("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex = _make("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+linalg_solve_ex = _make("linalg_solve_ex", ("result", "info"))
+linalg_lstsq = _make("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+linalg_slogdet = _make("linalg_slogdet", ("sign", "logabsdet"))
+linalg_ldl_factor = _make("linalg_ldl_factor", ("LD", "pivots"))
+linalg_ldl_factor_ex = _make("linalg_ldl_factor_ex", ("LD", "pivots", "info"))

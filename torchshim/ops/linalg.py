@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
+from .._errors import LinAlgError  # noqa: F401  (imported from here by linalg_matrix.py)
 from .._precision import for_dtype as mm_precision
 from .._promotion import c_name, short_name
 from .._tensor import Tensor, _wrap_dim
@@ -24,11 +25,6 @@ from .movement import checked_out, not_implemented, same_dtype_out
 
 HI = jax.lax.Precision.HIGHEST
 _LOW = (D.float16.np, D.bfloat16.np)
-
-
-class LinAlgError(RuntimeError):
-    """`torch.linalg.LinAlgError` (torch._C._LinAlgError): a RuntimeError raised for singular inputs."""
-
 
 
 def _mm(a, b):

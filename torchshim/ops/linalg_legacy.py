@@ -2,6 +2,7 @@
 `cholesky_solve`, `triangular_solve`, `matrix_exp` (the `torch.linalg` namespace itself is a later issue)."""
 import warnings
 
+import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 
@@ -41,18 +42,11 @@ def _mh(a):
     return jnp.conj(jnp.swapaxes(a, -1, -2))
 
 
-@P.kernel(static=("upper",))
-def _cholesky_k(a, upper):
-    lo = jnp.linalg.cholesky(a)
-    return _mh(lo) if upper else lo
-
-
 @register("cholesky", out=True, kind="linalg")
 def cholesky(input, upper=False):
     """`torch.cholesky(input, upper=False, *, out=None)` (deprecated in PyTorch): the Cholesky factor of a
-    symmetric (Hermitian) positive-definite matrix, lower (or upper) triangular.
-
-    Difference: a matrix that is not positive-definite gives NaNs (PyTorch raises)."""
+    symmetric (Hermitian) positive-definite matrix, lower (or upper) triangular; one that is not
+    positive-definite raises LinAlgError (a host sync, as PyTorch). Shares torch.linalg.cholesky's code."""
     _warn_once("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be "
                "removed in a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
                "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced with\n"
@@ -61,7 +55,8 @@ def cholesky(input, upper=False):
     if isinstance(input, Tensor) and not (input._dtype.is_floating_point or input._dtype.is_complex):
         raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{short_name(input._dtype)}'")
     _square("cholesky", input, "A")
-    return fresh(_cholesky_k(input._value, upper=bool(upper)), input._dtype, input._storage.device)
+    from .linalg_decompositions import cholesky_value
+    return cholesky_value("cholesky", input, upper)[0]
 
 
 @P.kernel(static=("upper",))
@@ -101,14 +96,25 @@ def cholesky_solve(input, input2, upper=False):
     return fresh(out, input._dtype, input._storage.device)
 
 
-@P.kernel(static=("upper", "transpose", "unit"))
-def _tri_solve_k(b, a, upper, transpose, unit):
+def _tri_solve(a, b, upper, left, unit, trans):
     shape = jnp.broadcast_shapes(b.shape[:-2], a.shape[:-2])
     a = jnp.broadcast_to(a, shape + a.shape[-2:])
     b = jnp.broadcast_to(b, shape + b.shape[-2:])
-    tri = jnp.triu(a) if upper else jnp.tril(a)
-    x = jsl.solve_triangular(tri, b, lower=not upper, trans="T" if transpose else 0, unit_diagonal=unit)
-    return x, a
+    if a.size == 0 or b.size == 0:
+        return jnp.zeros(b.shape, b.dtype)
+    return jax.lax.linalg.triangular_solve(a, b, left_side=left, lower=not upper, transpose_a=trans,
+                                           unit_diagonal=unit)
+
+
+tri_solve = jax.jit(_tri_solve, static_argnames=("upper", "left", "unit", "trans"))
+tri_solve.__doc__ = """X with op(A) X = B (left) or X op(A) = B from one triangle of A (op = transpose when
+`trans`), batch dims broadcast: the solve of torch.triangular_solve and torch.linalg.solve_triangular."""
+
+
+@P.kernel(static=("upper", "transpose", "unit"))
+def _tri_solve_k(b, a, upper, transpose, unit):
+    x = _tri_solve(a, b, upper, True, unit, transpose)
+    return x, jnp.broadcast_to(a, x.shape[:-2] + a.shape[-2:])
 
 
 @register("triangular_solve", out=True, kind="linalg")

@@ -14,7 +14,7 @@ from ..autograd._names import arg, complex_input
 from . import _dispatch as P
 from ._registry import register
 from .movement import checked_out, not_implemented, same_dtype_out
-from .linalg import _LOW, LinAlgError, _mm, _new, mm_precision
+from .linalg import _LOW, _mm, _new, mm_precision
 
 
 # ---- inverse / det / logdet / slogdet / solve ------------------------------------------------------------
@@ -42,15 +42,8 @@ def _inv_k(a):
 
 
 def _inverse(input, name="linalg.inv"):
-    _check_square(name, input)
-    inv, info = _inv_k(input._value)
-    if not isinstance(info, jax.core.Tracer) and info.size and bool(jnp.any(info)):
-        flat = info.reshape(-1)
-        b = int(jnp.argmax(flat != 0))
-        where = f"(Batch element {b}): " if input.ndim > 2 else ""
-        raise LinAlgError(f"{name}: {where}The diagonal element {int(flat[b])} is zero, the inversion could "
-                          "not be completed because the input matrix is singular.")
-    return _new(inv, input._dtype, input)
+    from .linalg_solvers import inv_value  # torch.linalg.inv's checks and LinAlgError (one implementation)
+    return inv_value(name, input, True)[0]
 
 
 @register("inverse", kind="linalg", grad_name="LinalgInvExBackward0")
@@ -87,7 +80,7 @@ def _logdet_k(a):
     return jnp.where(sign < 0, jnp.nan, logabs).astype(a.dtype)
 
 
-slogdet_result = return_types._make("slogdet", ("sign", "logabsdet"))  # torch.return_types.slogdet
+slogdet_result = return_types.slogdet
 
 
 @register("slogdet", kind="linalg", grad_name="LinalgSlogdetBackward0")
@@ -266,18 +259,9 @@ def matrix_power(input, n):
     return _new(_mpow_k(input._value, n=int(n)), input._dtype, input)
 
 
-@P.kernel(static=("rcond",))
-def _pinv_k(a, rcond):
-    if a.size == 0:
-        return jnp.zeros(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype)
-    return jnp.linalg.pinv(a, rtol=rcond).astype(a.dtype)
-
-
 @register("pinverse", kind="linalg", grad_name="LinalgPinvBackward0")
 def pinverse(input, rcond=1e-15):
     """`torch.pinverse(input, rcond=1e-15)`: Moore-Penrose pseudo-inverse via SVD (singular values <= rcond *
-    max are dropped)."""
-    if input.ndim < 2 or not (input._dtype.is_complex or input._dtype in (D.float32, D.float64)):
-        raise RuntimeError(f"linalg.pinv({short_name(input._dtype)}{{{list(input._shape)}}}): expected a "
-                           "tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
-    return _new(_pinv_k(input._value, rcond=float(rcond)), input._dtype, input)
+    max are dropped; rcond may be a Tensor): torch.linalg.pinv's implementation (ops/linalg_spectral.py)."""
+    from .linalg_spectral import pinverse_t
+    return pinverse_t(input, rcond)

@@ -1,0 +1,120 @@
+"""PyTorch's own OpInfo sample inputs, run under torch and torchshim and compared (see opinfo_harness.py).
+
+Default run: the ops of the numerics namespaces (linalg., fft., special.), the issue-12 ops (NUMERICS below)
+and every 25th other OpInfo; per op the first 2 samples of each tested dtype (forward) and of float64 with
+requires_grad (gradient and gradient-of-gradient). Slow run (`-m slow`): every OpInfo, first 2 samples.
+Every sample of every OpInfo (about 62,000 forward and 14,000 gradient cases, hours): set
+TORCHSHIM_OPINFO_ALL=1 with `-m slow`.
+
+An op torchshim lacks is a skip naming it ("not in torchshim: <name>"); a known disagreement is a strict
+xfail keyed by its case id in opinfo_known.py (a fix turns it into a failure until the entry goes).
+"""
+import os
+import warnings
+
+import pytest
+
+import opinfo_harness as H
+from opinfo_known import KNOWN
+
+NAMESPACES = ("linalg.", "fft.", "special.")
+# the top-level spellings and other ops of issue 12 ("Numerics") that have an OpInfo
+NUMERICS = {
+    "chalf", "cholesky", "cholesky_inverse", "cholesky_solve", "digamma", "empty_permuted", "geqrf",
+    "gradient", "hash_tensor", "histogram", "histogramdd", "i0", "igamma", "igammac", "isreal", "istft",
+    "logdet", "lu",
+    "lu_solve", "lu_unpack", "matrix_exp", "mvlgamma.mvlgamma_p_1", "mvlgamma.mvlgamma_p_3", "nonzero_static",
+    "norm", "norm.fro", "norm.inf", "norm.nuc", "ormqr", "pca_lowrank", "pinverse", "polygamma.polygamma_n_0",
+    "polygamma.polygamma_n_1", "polygamma.polygamma_n_3", "qr", "resize_as_", "stft", "svd", "svd_lowrank",
+    "triangular_solve", "nn.functional.embedding_bag", "lgamma", "erfinv", "xlogy", "logsumexp", "det",
+    "slogdet", "inverse", "matrix_power", "ger", "kron", "trace", "tensordot", "cross", "cdist",
+}
+OTHERS_EVERY = 25  # every n-th remaining OpInfo (sorted by key) joins the default run
+DEFAULT_SAMPLES = 2
+ALL = os.environ.get("TORCHSHIM_OPINFO_ALL") == "1"
+
+
+def _default_keys():
+    keys = sorted(H.manifest())
+    chosen = [k for k in keys if k.startswith(NAMESPACES) or k in NUMERICS]
+    rest = [k for k in keys if k not in set(chosen)]
+    return set(chosen) | set(rest[::OTHERS_EVERY])
+
+
+def _params(keys, n_samples):
+    """(forward ids, grad ids) as pytest params, known gaps marked strict xfail."""
+    fwd, grad = [], []
+    for key in sorted(keys):
+        e = H.manifest()[key]
+        for dtype in e["dtypes"]:
+            for i in range(min(n_samples, e["samples"][dtype])):
+                fwd.append(_param(f"{key}-{dtype}-{i}", (key, dtype, i)))
+        if e["grad"]:
+            for i in range(min(n_samples, e["grad_samples"])):
+                grad.append(_param(f"{key}-{H.GRAD_DTYPE}-{i}-grad", (key, i)))
+    return fwd, grad
+
+
+def _param(case_id, values):
+    marks = ()
+    if case_id in KNOWN:
+        marks = (pytest.mark.xfail(strict=True, reason=KNOWN[case_id]),)
+    return pytest.param(*values, id=case_id, marks=marks)
+
+
+_DEFAULT = _default_keys()
+FWD, GRAD = _params(_DEFAULT, DEFAULT_SAMPLES)
+_SLOW_KEYS = set(H.manifest()) - _DEFAULT
+SLOW_FWD, SLOW_GRAD = _params(_SLOW_KEYS, 10**9 if ALL else DEFAULT_SAMPLES)
+if ALL:  # every sample of the default ops too
+    _more_fwd, _more_grad = _params(_DEFAULT, 10**9)
+    _seen = {p.id for p in FWD + GRAD}
+    SLOW_FWD += [p for p in _more_fwd if p.id not in _seen]
+    SLOW_GRAD += [p for p in _more_grad if p.id not in _seen]
+
+
+def _run(check, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            check(*args)
+        except H.Skip as e:
+            pytest.skip(str(e))
+
+
+@pytest.mark.parametrize("key,dtype,index", FWD)
+def test_opinfo_forward(key, dtype, index):
+    _run(H.check_forward_case, key, dtype, index)
+
+
+@pytest.mark.parametrize("key,index", GRAD)
+def test_opinfo_grad(key, index):
+    _run(H.check_grad_case, key, index)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key,dtype,index", SLOW_FWD)
+def test_opinfo_forward_all(key, dtype, index):
+    _run(H.check_forward_case, key, dtype, index)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key,index", SLOW_GRAD)
+def test_opinfo_grad_all(key, index):
+    _run(H.check_grad_case, key, index)
+
+
+def test_known_ids_are_cases():
+    """Every opinfo_known.py entry names a case of this file (a stale entry would hide nothing)."""
+    every, every_grad = _params(set(H.manifest()), 10**9)
+    ids = {p.id for p in every + every_grad}
+    assert not sorted(set(KNOWN) - ids)
+
+
+@pytest.mark.slow
+def test_manifest_is_current():
+    """opinfo_manifest.json equals what the installed torch's op_db gives (rewrite it with
+    `python compat_tests/opinfo_harness.py --write-manifest`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert H.build_manifest()["ops"] == H.manifest()

@@ -197,6 +197,7 @@ def test_log_prob_gradients(case):
             _close(r, g, rtol=1e-5, atol=1e-8, what=case)
 
 
+@pytest.mark.slow  # draws compile a kernel per shape: 5-12 s a case
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_sample_shapes_and_expand(case):
     res = []

@@ -1,12 +1,13 @@
 """torch.linalg's decompositions and solvers, bound from the op table (ops/linalg_decompositions.py,
-ops/linalg_solvers.py; see __init__.py): each is the table op PyTorch names `linalg_<name>` (its
-`__name__`), with autograd, `out=` and `__torch_function__`."""
+ops/linalg_solvers.py, ops/linalg_ldl.py; see __init__.py): each is the table op PyTorch names
+`linalg_<name>` (its `__name__`), with autograd, `out=` and `__torch_function__`."""
 from .._errors import LinAlgError
 from ..ops._registry import installed as _op
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "qr", "svd", "svdvals", "eig", "eigvals", "eigh",
            "eigvalsh", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "solve", "solve_ex", "solve_triangular",
-           "lstsq", "inv", "inv_ex", "det", "slogdet", "householder_product"]
+           "lstsq", "inv", "inv_ex", "det", "slogdet", "householder_product", "ldl_factor", "ldl_factor_ex",
+           "ldl_solve"]
 
 cholesky = _op("linalg_cholesky")
 cholesky_ex = _op("linalg_cholesky_ex")
@@ -30,3 +31,6 @@ inv_ex = _op("linalg_inv_ex")
 det = _op("linalg_det")
 slogdet = _op("linalg_slogdet")
 householder_product = _op("linalg_householder_product")
+ldl_factor = _op("linalg_ldl_factor")
+ldl_factor_ex = _op("linalg_ldl_factor_ex")
+ldl_solve = _op("linalg_ldl_solve")

@@ -7,7 +7,7 @@ from . import conversion, legacy_types, subscript  # noqa: F401
 from . import _subclass  # noqa: F401  (Tensor.__torch_function__, as_subclass, _make_subclass)
 from . import predicates, pointwise_more, view_copies, binning, statistics, combinatorics, tensor_misc, linalg_legacy  # noqa: F401,E501
 from . import math_more, tensor_state  # noqa: F401
-from . import linalg_decompositions, linalg_solvers  # noqa: F401  (torch.linalg: decompositions, solvers)
+from . import linalg_decompositions, linalg_solvers, linalg_ldl  # noqa: F401  (torch.linalg: decompositions, solvers, LDL)
 from . import special, special_poly  # noqa: F401  (torch.special)
 from . import linalg_norms, linalg_spectral, linalg_functions  # noqa: F401  (torch.linalg: norms, matrix functions)
 from . import sparse_dispatch  # noqa: F401  (sparse COO tensors: Tensor.to_sparse, ...; sparse_tensor.py)

@@ -36,6 +36,9 @@ NAMES = [
     "det",
     "slogdet",
     "householder_product",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
 ]
 
 
@@ -77,6 +80,8 @@ def test_linalg_error_class():
         ("lu_unpack", lambda T, x: T.lu_unpack(*T.linalg.lu_factor(x))),
         ("slogdet", lambda T, x: T.slogdet(x)),
         ("_lu_with_info", lambda T, x: T.lu(x, get_infos=True)),
+        ("linalg_ldl_factor", lambda T, x: T.linalg.ldl_factor(x + x.mT)),
+        ("linalg_ldl_factor_ex", lambda T, x: T.linalg.ldl_factor_ex(x + x.mT)),
     ],
 )
 def test_named_tuples(name, call):
@@ -112,6 +117,7 @@ def _traced(fn, *arrays):
         ("inv_ex", lambda T, x: T.linalg.inv_ex(x)),
         ("lu_factor_ex", lambda T, x: T.linalg.lu_factor_ex(x)),
         ("solve_ex", lambda T, x: T.linalg.solve_ex(x, x)),
+        ("ldl_factor_ex", lambda T, x: T.linalg.ldl_factor_ex(x)),
     ],
 )
 def test_ex_forms_trace_without_sync(name, call):
@@ -191,17 +197,48 @@ def test_qr_mode_r_has_no_derivative():
     check_grad(lambda T, x: T.linalg.qr(x, mode="r").R, (Arg((3, 3), "float64"),))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="PyTorch's eig/svd/eigh backward raises for a complex loss that depends "
-    "on the eigenvectors' phase; torchshim returns jax's gradient (the check needs a host sync "
-    "inside the pullback)",
-)
-def test_eig_gauge_error():
-    def fn(T, x):
-        return T.linalg.eig(x).eigenvectors.real
+_PHASE_CASES = {
+    "eig-real": (lambda T, x: T.linalg.eig(x).eigenvectors.real, "float64"),
+    "eig-abs": (lambda T, x: T.linalg.eig(x).eigenvectors.abs(), "float64"),
+    "eig-complex": (lambda T, x: T.linalg.eig(x).eigenvectors.imag, "complex128"),
+    "eigh-real": (lambda T, x: T.linalg.eigh(x + x.mH).eigenvectors.real, "complex128"),
+    "eigh-real-of-real": (lambda T, x: T.linalg.eigh(x + x.mT).eigenvectors, "float64"),
+    "svd-U": (lambda T, x: T.linalg.svd(x).U.real, "complex128"),
+    "svd-Vh": (lambda T, x: T.linalg.svd(x, full_matrices=False).Vh.imag, "complex128"),
+    "svd-abs": (lambda T, x: T.linalg.svd(x).U.abs(), "complex128"),
+    "svd-UVh": (lambda T, x: (lambda r: r.U[:, :1] * r.Vh[:1])(T.linalg.svd(x)), "complex128"),
+    "torch.svd-V": (lambda T, x: T.svd(x).V.real, "complex128"),
+}
 
-    check_grad(fn, (Arg((3, 3), "float64"),))
+
+@pytest.mark.parametrize("case", sorted(_PHASE_CASES))
+def test_phase_dependent_loss(case):
+    """PyTorch's eig/eigh/svd backward raises for a complex loss that depends on the eigenvectors' (singular
+    vectors') phases; a gauge-invariant one (|V|, u_1 v_1^H) passes."""
+    fn, dtype = _PHASE_CASES[case]
+    shape = (4, 3) if case.startswith("svd") else (3, 3)
+    check_grad(fn, (Arg(shape, dtype),), rtol=1e-6, atol=1e-8)
+
+
+def test_ldl_pivots_match_lapack():
+    """Bunch-Kaufman decisions on many small symmetric indefinite matrices (ties, zeros, 2x2 pivots) give
+    LAPACK sytrf's pivots, LD and info, real, complex symmetric and complex Hermitian."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((24, 5, 5))
+    x[:8] = np.round(2 * x[:8])
+    x[8:16] *= rng.random((8, 5, 5)) < 0.4
+    z = x + 1j * rng.standard_normal(x.shape)
+    for a, herm in ((x + np.swapaxes(x, -1, -2), False), (z + np.swapaxes(z, -1, -2), False),
+                    (z, True), (x, False)):
+        r = torch.linalg.ldl_factor_ex(torch.tensor(a), hermitian=herm)
+        g = torchshim.linalg.ldl_factor_ex(torchshim.tensor(a), hermitian=herm)
+        np.testing.assert_array_equal(np.asarray(g.pivots), r.pivots.numpy())
+        np.testing.assert_array_equal(np.asarray(g.info), r.info.numpy())
+        np.testing.assert_allclose(np.asarray(g.LD), r.LD.numpy(), rtol=1e-9, atol=1e-12)
+        b = rng.standard_normal((24, 5, 2)).astype(a.dtype)
+        want = torch.linalg.ldl_solve(r.LD, r.pivots, torch.tensor(b), hermitian=herm).numpy()
+        got = torchshim.linalg.ldl_solve(g.LD, g.pivots, torchshim.tensor(b), hermitian=herm)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-8, atol=1e-10)
 
 
 def test_removed_functions():

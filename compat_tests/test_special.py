@@ -33,6 +33,47 @@ def test_gamma_family_poles_values_and_gradients(name, extra):
     check_grad(_sp(name, *extra), [V(POLES)])
 
 
+@pytest.mark.parametrize("name,fn", [
+    ("digamma", lambda T, x: T.digamma(x)), ("lgamma", lambda T, x: T.lgamma(x)),
+    ("polygamma1", lambda T, x: T.polygamma(1, x)), ("polygamma2", lambda T, x: x.polygamma(2)),
+    ("mvlgamma", lambda T, x: T.mvlgamma(x, 2)), ("i0", lambda T, x: T.i0(x)),
+    ("sinc", lambda T, x: T.sinc(x)), ("logit", lambda T, x: T.logit(x)),
+])
+def test_top_level_poles_values_and_gradients(name, fn):
+    # the top-level ops share torch.special's kernels: digamma's gradient at -1 is PyTorch's 6.6e32, i0's
+    # at 0 is 0, sinc's at 1e-300 is 0, logit's outside [0, 1] is nan
+    check_grad(fn, [V(POLES + [0.5, 1.5, 2.0])])
+
+
+def test_top_level_in_place_and_out_at_poles():
+    def f(T, x):
+        y = x * 1
+        y.digamma_()
+        o = T.empty(len(POLES), dtype=T.float64)
+        T.lgamma(x.detach(), out=o)
+        return y, o, x.detach().clone().sinc_(), T.logit(x.detach(), eps=0.7)
+    check_grad(f, [V(POLES)])
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "logit", "mvlgamma",
+                                  "polygamma"])
+def test_top_level_complex_input_is_not_implemented(name):
+    def call(T):
+        x = T.ones(2, dtype=T.complex64)
+        return T.mvlgamma(x, 2) if name == "mvlgamma" else T.polygamma(1, x) if name == "polygamma" else \
+            getattr(T, name)(x)
+    check(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.mvlgamma(T.ones(2), 1.5), lambda T: T.mvlgamma(T.ones(2), True),
+    lambda T: T.logit(T.ones(2), "a"), lambda T: T.special.logit(T.ones(2), "a"),
+    lambda T: T.logit(T.tensor([0.05, 0.5]), T.tensor(0.1)), lambda T: T.logit(T.ones(2), T.ones(1)),
+])
+def test_top_level_argument_errors(call):
+    check(lambda T: call(T))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_trigamma_reflection_in_float32(dtype):
     check(lambda T, x: T.special.polygamma(1, x), [V([-1.0, -2.0, -3.0, 0.0], dtype, requires_grad=False)],

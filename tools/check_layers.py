@@ -34,7 +34,8 @@ LAYERS = [
                "_higher_order_ops", "export", "_buffers", "_default_tensor_type", "functional", "futures",
                "library", "quasirandom", "random", "signal", "types", "version", "torch_version", "_dynamo",
                # issue 12 (numerics)
-               "linalg", "fft", "special", "distributions", "sparse"]),
+               "linalg", "fft", "special", "distributions", "sparse",
+               "_lowrank", "_lobpcg"]),
     ("tools", ["_cli", "__main__"]),
     ("root", [""]),
 ]

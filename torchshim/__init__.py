@@ -76,6 +76,8 @@ from . import fft  # noqa: E402,F401
 from . import special  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from . import distributions  # noqa: E402,F401
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402,F401
+from ._lobpcg import lobpcg  # noqa: E402,F401
 from .autograd.anomaly_mode import (  # noqa: E402,F401
     is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled)
 from ._default_tensor_type import set_default_tensor_type  # noqa: E402,F401

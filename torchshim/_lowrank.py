@@ -7,7 +7,7 @@ PyTorch's stream: the factors differ from PyTorch's run for run, their products 
 the accuracy of the approximation.
 """
 from . import _api as torch
-from . import overrides as _overrides
+from . import linalg as _linalg, overrides as _overrides, sparse as _sparse
 
 __all__ = ["svd_lowrank", "pca_lowrank"]
 
@@ -29,8 +29,13 @@ def _floating_dtype(A):
 def _mm(A, B):
     """A @ B, with a sparse COO `A` through torch.sparse.mm as PyTorch's low-rank helpers do."""
     if A.layout == torch.sparse_coo:
-        return torch.sparse.mm(A, B)
+        return _sparse.mm(A, B)
     return torch.matmul(A, B)
+
+
+def _adjoint(A):
+    """A^H; a real sparse COO A by its transpose (torchshim's sparse tensors have no conj/adjoint)."""
+    return A.mT if A.layout == torch.sparse_coo and not A.is_complex() else A.mH
 
 
 def _range_basis(A, q, niter, M):
@@ -42,16 +47,16 @@ def _range_basis(A, q, niter, M):
     X = _mm(A, R)
     if M is not None:
         X = X - _mm(M, R)
-    Q = torch.linalg.qr(X).Q
+    Q = _linalg.qr(X).Q
     for _ in range(niter):
-        X = _mm(A.mH, Q)
+        X = _mm(_adjoint(A), Q)
         if M is not None:
             X = X - _mm(M.mH, Q)
-        Q = torch.linalg.qr(X).Q
+        Q = _linalg.qr(X).Q
         X = _mm(A, Q)
         if M is not None:
             X = X - _mm(M, Q)
-        Q = torch.linalg.qr(X).Q
+        Q = _linalg.qr(X).Q
     return Q
 
 
@@ -62,13 +67,13 @@ def _svd_lowrank(A, q=6, niter=2, M=None):
         M = M.broadcast_to(A.size())
     wide = m < n
     if wide:  # work on the tall one
-        A = A.mH
+        A = _adjoint(A)
         M = None if M is None else M.mH
     Q = _range_basis(A, q, niter, M)
     B = _mm(Q.mH, A)
     if M is not None:
         B = B - _mm(Q.mH, M)
-    U, S, Vh = torch.linalg.svd(B, full_matrices=False)
+    U, S, Vh = _linalg.svd(B, full_matrices=False)
     U, V = Q.matmul(U), Vh.mH
     return (V, S, U) if wide else (U, S, V)
 
@@ -116,7 +121,7 @@ def pca_lowrank(A, q=None, center=True, niter=2):
             raise ValueError("pca_lowrank input is expected to be 2-dimensional tensor")
         # the row of column means, as a rank-one mean matrix M = 1_m c (dense: only m x n through matmuls)
         dtype = _floating_dtype(A)
-        c = (torch.sparse.sum(A, dim=(-2,)) / m).to_dense().to(dtype)
+        c = (_sparse.sum(A, dim=(-2,)) / m).to_dense().to(dtype)
         M = torch.ones(m, 1, dtype=dtype, device=A.device).matmul(c.reshape(1, n))
         return _svd_lowrank(A, q, niter=niter, M=M)
     return _svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter=niter, M=None)

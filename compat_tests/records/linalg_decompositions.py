@@ -39,17 +39,38 @@ def _quiet(fn):
     return call
 
 
+def _mm(a, b):
+    """a @ b as a broadcast product and sum: PyTorch names a batched matmul's node UnsafeViewBackward0,
+    torchshim BmmBackward0 (ops/linalg.py, not this area's), which these records don't test."""
+    return (a.unsqueeze(-1) * b.unsqueeze(-3)).sum(-2)
+
+
 def _usv(T, r):
     """Gauge-invariant parts of an SVD: U[:, :k] diag(S) Vh[:k], S, |U[:, :k]|, |Vh[:k]|."""
     U, S, Vh = r
     k = S.shape[-1]
     u, vh = U[..., :, :k], Vh[..., :k, :]
-    return (u * S.unsqueeze(-2).to(u.dtype)) @ vh, S, u.abs(), vh.abs()
+    return _mm(u * S.unsqueeze(-2).to(u.dtype), vh), S, u.abs(), vh.abs()
 
 
 def _eigh_parts(T, r):
     w, V = r
-    return w, (V * w.unsqueeze(-2).to(V.dtype)) @ V.mH, V.abs()
+    return w, _mm(V * w.unsqueeze(-2).to(V.dtype), V.mH), V.abs()
+
+
+def _eig_parts(T, r):
+    w, V = r
+    return w, V.abs(), _mm(V * w.unsqueeze(-2), T.linalg.inv(V))
+
+
+def _ldl_args(T, a, pivots):
+    """(LD, pivots) of a + a^T, or with pivots replaced: 'float' (a float tensor), a list (int32 values)."""
+    ld, piv = T.linalg.ldl_factor(a + a.mT)
+    if pivots == "float":
+        return ld, piv.float()
+    if pivots is not None:
+        return ld, T.tensor(pivots, dtype=T.int32)
+    return ld, piv
 
 
 _SING = [[1.0, 2.0], [2.0, 4.0]]
@@ -200,7 +221,7 @@ RECORDS = [
     ),
     OpRecord(
         "orgqr",
-        _s(((Arg((4, 3)), Arg((2,))), {})),
+        lambda d: [((Arg((4, 3), d), Arg((2,), d)), {})],
         F,
         call=lambda T, a, t: T.orgqr(a, t.to(a.dtype)),
         rtol=1e-4,
@@ -277,9 +298,7 @@ RECORDS = [
         "linalg_eig",
         _one((3, 3), (2, 2, 2)),
         FC,
-        call=lambda T, x: (lambda r: (r[0], r[1].abs(), (r[1] * r[0].unsqueeze(-2)) @ T.linalg.inv(r[1])))(
-            T.linalg.eig(x)
-        ),
+        call=lambda T, x: _eig_parts(T, T.linalg.eig(x)),
         rtol=1e-4,
         atol=1e-5,
     ),
@@ -417,7 +436,7 @@ RECORDS = [
     ),
     OpRecord(
         "lu_solve",
-        _s(((Arg((3, 3)), Arg((3, 2))), {})),
+        lambda d: [((Arg((3, 3), d), Arg((3, 2), d)), {})],
         F,
         call=_quiet(
             lambda T, a, b: (
@@ -519,7 +538,7 @@ RECORDS = [
     ),
     OpRecord(
         "linalg_lstsq",
-        _s(((Arg((3, 3)), Arg((3, 2))), {})),
+        lambda d: [((Arg((3, 3), d), Arg((3, 2), d)), {})],
         ("complex64", "complex128"),
         call=lambda T, a, b: T.linalg.lstsq(_wc(T, a), b).solution,
         rtol=1e-4,
@@ -536,6 +555,101 @@ RECORDS = [
         ),
         F32,
         call=lambda T, a, b, **kw: T.linalg.lstsq(a, b, **kw),
+    ),
+    # ---- LDL (Bunch-Kaufman: pivots compared exactly with LAPACK sytrf's)
+    OpRecord(
+        "linalg_ldl_factor",
+        lambda d: [((Arg((3, 3), d),), {}), ((Arg((2, 4, 4), d),), {})],
+        FC,
+        call=lambda T, x: T.linalg.ldl_factor(x + x.mT),
+        rtol=1e-4,
+        atol=1e-5,
+    ),
+    OpRecord(
+        "linalg_ldl_factor",
+        _one((4, 4)),
+        ("complex64", "complex128"),
+        call=lambda T, x: T.linalg.ldl_factor(x + x.mH, hermitian=True),
+        rtol=1e-4,
+        atol=1e-5,
+    ),
+    OpRecord(
+        "linalg_ldl_factor",
+        _s(
+            ((Arg((3,)),), {}),
+            ((Arg((2, 3)),), {}),
+            ((Arg((2, 2), "int64"),), {}),
+            ((Arg((2, 2), "float16"),), {}),
+            ((Arg((2, 2)),), {"out": True}),
+        ),
+        F32,
+        call=lambda T, x, out=False: (
+            T.linalg.ldl_factor(x, out=(T.empty(0), T.empty(0, dtype=T.int32)))
+            if out
+            else T.linalg.ldl_factor(x)
+        ),
+    ),
+    OpRecord(
+        "linalg_ldl_factor",
+        _one((3, 3)),
+        F32,
+        call=lambda T, x: T.linalg.ldl_factor(T.stack([T.eye(3), T.zeros(3, 3)])),
+    ),
+    OpRecord(
+        "linalg_ldl_factor_ex",
+        _one((4, 4), (2, 3, 3)),
+        ("float32", "float64", "complex128"),
+        call=lambda T, x: T.linalg.ldl_factor_ex(x + x.mT),
+        rtol=1e-4,
+        atol=1e-5,
+    ),
+    OpRecord(
+        "linalg_ldl_factor_ex",
+        _one((2, 2)),
+        F32,
+        call=lambda T, x: (
+            T.linalg.ldl_factor_ex(T.tensor([[0.0, 1.0], [1.0, 0.0]])),
+            T.linalg.ldl_factor_ex(T.tensor([[1.0, 2.0], [2.0, 4.0]])),
+            T.linalg.ldl_factor_ex(T.zeros(2, 2), check_errors=True),
+        ),
+    ),
+    OpRecord(
+        "linalg_ldl_solve",
+        lambda d: [
+            ((Arg((3, 3), d), Arg((3, 2), d)), {}),
+            ((Arg((2, 4, 4), d), Arg((4, 1), d)), {}),
+        ],
+        FC,
+        call=lambda T, a, b: T.linalg.ldl_solve(*T.linalg.ldl_factor(a + a.mT), b),
+        rtol=1e-4,
+        atol=1e-5,
+    ),
+    OpRecord(
+        "linalg_ldl_solve",
+        _s(((Arg((4, 4), "complex128"), Arg((4, 2), "complex128")), {})),
+        ("complex128",),
+        call=lambda T, a, b: T.linalg.ldl_solve(
+            *T.linalg.ldl_factor(a + a.mH, hermitian=True), b, hermitian=True
+        ),
+        rtol=1e-4,
+        atol=1e-5,
+    ),
+    OpRecord(
+        "linalg_ldl_solve",
+        _s(
+            ((Arg((3, 3)), Arg((3,))), {}),
+            ((Arg((3, 3)), Arg((4, 2))), {}),
+            ((Arg((3, 3)), Arg((3, 2), "float64")), {}),
+            ((Arg((2, 3, 3)), Arg((3, 3, 2))), {}),
+            ((Arg((3, 3)), Arg((3, 2))), {"pivots": "float"}),
+            ((Arg((3, 3)), Arg((3, 2))), {"pivots": [5, 1, 2]}),
+            ((Arg((3, 3)), Arg((3, 2))), {"pivots": [0, 2, 3]}),
+            ((Arg((3, 3)), Arg((3, 2))), {"pivots": [1, 2]}),
+        ),
+        F32,
+        call=lambda T, a, b, pivots=None: T.linalg.ldl_solve(
+            *_ldl_args(T, a, pivots), b
+        ),
     ),
     # ---- inv / det / slogdet
     OpRecord(

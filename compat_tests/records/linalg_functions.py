@@ -568,7 +568,8 @@ RECORDS = [
     ),
     OpRecord(
         "linalg_vander",
-        lambda d: [((Arg((3,), d),), {}), ((Arg((2, 3), d),), {"N": 5}), ((Arg((3,), d, 0, 0),), {})],
+        lambda d: [((Arg((3,), d),), {}), ((Arg((2, 3), d),), {"N": 5}), ((Arg((), d),), {"N": 3}),
+                   ((Arg((3,), d, 0, 0),), {})],
         FC + ("int64", "uint8"),
         call=_lin("vander"),
     ),

@@ -71,6 +71,8 @@ def register(name, *, method=True, inplace=False, out=False, aliases=(), operato
     method=True).
 
     inplace: True derives `Tensor.name_` generically; a callable is used as `Tensor.name_` itself.
+    out: True adds PyTorch's `out=` keyword; a string also names the function PyTorch's out= error names
+    when an argument requires grad (`linalg_cholesky_ex` for `torch.linalg.cholesky`).
     kind: a tag for tests and docs ('pointwise', 'reduction', 'view', 'creation', ...).
 
     The op's gradient facts (for ops that record a node, `records_node(op)`; see autograd/_ops.py
@@ -231,7 +233,7 @@ def install(namespace):
     for op in OPS.values():
         fn = differentiable(op.name, op.fn, grad_name=op.grad_name, saves=op.saves, grad_rule=op.grad_rule,
                             view=op.kind == "view") if records_node(op) else op.fn
-        public = with_out(fn, op.name) if op.out else fn
+        public = with_out(fn, op.out if isinstance(op.out, str) else op.name) if op.out else fn
         functional = public
         kw_fn = numpy_keywords(fn, op.name)  # one wrapper (and one signature read) when there is no out=
         public, fn = (kw_fn if public is fn else numpy_keywords(public, op.name)), kw_fn

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jsp
 
 __all__ = ["in_f64", "unary_fn", "digamma", "trigamma", "polygamma", "lgamma", "zeta", "erfcx", "log_ndtr",
-           "ndtri", "entr", "i0", "i0e", "i1", "i1e", "xlog1py", "mvlgamma", "logit"]
+           "ndtri", "entr", "i0", "i0e", "i1", "i1e", "xlog1py", "mvlgamma", "logit", "sinc"]
 
 _INF, _NAN = float("inf"), float("nan")
 _SQRT_PI = math.sqrt(math.pi)
@@ -121,11 +121,16 @@ lgamma.__doc__ = "log|Gamma(x)|; derivative digamma (-inf at 0, nan at negative 
 
 
 def mvlgamma(x, p):
-    """The multivariate log-gamma function of dimension p (a Python int)."""
-    acc = p * (p - 1) / 4 * math.log(math.pi)
-    for j in range(p):
-        acc = acc + lgamma(x - j / 2)
-    return acc
+    """The multivariate log-gamma function of dimension p (a Python int): the sum of lgamma(x + o) over the
+    offsets o = (1 - p) / 2, ..., -0.5, +0.0 in PyTorch's order (x + 0.0 turns -0.0 into +0.0, so the
+    gradient at -0.0 is digamma(+0.0) = -inf, as in PyTorch), plus p (p - 1) / 4 log(pi)."""
+    acc = None
+    for i in range(p):
+        o = (1 - p) * 0.5 + i * 0.5
+        # XLA folds x + 0.0 into x; the barrier keeps the IEEE sum (-0.0 + 0.0 = +0.0)
+        t = lgamma(x + (jax.lax.optimization_barrier(jnp.zeros_like(x)) if o == 0 else o))
+        acc = t if acc is None else acc + t
+    return acc + p * (p - 1) / 4 * math.log(math.pi)
 
 
 # ---- error functions ---------------------------------------------------------------------------------------
@@ -189,27 +194,42 @@ def _xlog1py_jvp(primals, tangents):
     return xlog1py(x, y), tx * xlog1py((x != 0).astype(x.dtype), y) + ty * (x / (y + 1))
 
 
-def logit(x, eps):
-    """log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given; PyTorch's derivative: nan outside
-    [0, 1] without eps, 0 outside [eps, 1 - eps] with it."""
-    if eps is None:
-        return _logit(x)
-    lo, hi = eps, 1 - eps
-
-    @jax.custom_jvp
-    def f(x):
-        z = jnp.clip(x, lo, hi)
-        return jnp.log(z / (1 - z))
-
-    f.defjvp(lambda p, t: (f(p[0]), t[0] * jnp.where((p[0] < lo) | (p[0] > hi), 0.0,
-                                                      1 / (p[0] * (1 - p[0])))))
-    return f(x)
-
-
-@jax.custom_jvp
-def _logit(x):
+def _logit_value(x, eps):
+    if eps is not None:  # PyTorch's order: below eps first, so eps > 0.5 gives lo (not jnp.clip's hi)
+        lo, hi = jnp.asarray(eps, x.dtype), jnp.asarray(1 - eps, x.dtype)
+        x = jnp.where(x < lo, lo, jnp.where(x > hi, hi, x))
     return jnp.log(x / (1 - x))
 
 
-_logit.defjvp(lambda p, t: (_logit(p[0]), t[0] * jnp.where((p[0] < 0) | (p[0] > 1), _NAN,
-                                                            1 / (p[0] * (1 - p[0])))))
+logit = jax.custom_jvp(_logit_value, nondiff_argnums=(1,))
+logit.__doc__ = """log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps (a Python float or None) is given;
+PyTorch's derivative 1 / (x (1 - x)) on the unclamped input: nan outside [0, 1] without eps, 0 outside
+[eps, 1 - eps] with it."""
+
+
+@logit.defjvp
+def _logit_jvp(eps, primals, tangents):
+    (x,), (t,) = primals, tangents
+    d = 1 / (x * (1 - x))
+    if eps is None:
+        d = jnp.where((x < 0) | (x > 1), _NAN, d)
+    else:
+        d = jnp.where((x < eps) | (x > 1 - eps), 0.0, d)
+    return logit(x, eps), t * d
+
+
+# ---- sinc --------------------------------------------------------------------------------------------------
+@jax.custom_jvp
+def sinc(x):
+    """sin(pi x) / (pi x), 1 at 0 (real or complex); derivative PyTorch's
+    (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is 0 (underflow included)."""
+    return jnp.sinc(x)
+
+
+@sinc.defjvp
+def _sinc_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    xpi = x * math.pi
+    sq = x * x * math.pi
+    d = jnp.where(sq == 0, jnp.zeros_like(x), (xpi * jnp.cos(xpi) - jnp.sin(xpi)) / sq)
+    return sinc(x), t * d

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 from jax.custom_derivatives import SymbolicZero
 
 __all__ = ["abs_", "sgn", "maximum", "minimum", "fmax", "fmin", "clamp", "pow_", "pow_scalar_exp", "copysign",
-           "xlogy", "hypot", "atan2", "div", "logit", "sqrt0", "evenly_max", "evenly_select", "amax",
+           "xlogy", "hypot", "atan2", "div", "sqrt0", "evenly_max", "evenly_select", "amax",
            "vector_norm"]
 
 
@@ -320,34 +320,6 @@ def _div_jvp(primals, tangents):
 
 
 div.defjvp(_div_jvp, symbolic_zeros=True)
-
-
-def _logit_f(a, eps):
-    if eps is not None:
-        a = jnp.clip(a, eps, 1 - eps)
-    return jnp.log(a / (1 - a))
-
-
-_logit = jax.custom_jvp(_logit_f, nondiff_argnums=(1,))
-
-
-def _logit_jvp(eps, primals, tangents):
-    (a,), (t,) = primals, tangents
-    out = _logit_f(a, eps)
-    if not _live(t):
-        return out, jnp.zeros_like(out)
-    if eps is not None:  # (grad / (self * (1 - self))).masked_fill_(self < eps | self > 1 - eps, 0)
-        t = jnp.where((a < eps) | (a > 1 - eps), jnp.zeros_like(t), t)
-    return out, t * (1 / (a * (1 - a)))
-
-
-_logit.defjvp(_logit_jvp, symbolic_zeros=True)
-
-
-def logit(a, eps):
-    """log(p / (1 - p)) of a clamped to [eps, 1 - eps]; d/da = 1 / (a (1 - a)), 0 where a is outside the
-    closed interval (PyTorch's logit_backward, on the unclamped input)."""
-    return _logit(a, eps)
 
 
 # ---- sqrt whose derivative is 0 at 0 (std)

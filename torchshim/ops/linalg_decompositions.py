@@ -10,20 +10,27 @@ import functools
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
 from .._promotion import short_name
 from .._warnings import user_stacklevel, warn_once
+from ..autograd._ops import any_requires_grad, differentiable
+from ..autograd.grad_mode import is_grad_enabled
 from ._linalg_common import (
+    check_backward,
     check_float,
     check_low,
     check_matrix,
     check_square,
     check_tensor,
+    concrete,
     mh,
     new,
+    node_outputs,
     raise_info,
+    write_plain_out,
 )
 from ._loss_common import raising_guard
 from ._registry import register
@@ -125,7 +132,7 @@ def cholesky_value(name, input, upper, check=True, kernel="cholesky_cpu"):
     "linalg_cholesky",
     function=False,
     method=False,
-    out=True,
+    out="linalg_cholesky_ex",
     kind="linalg",
     grad_name="LinalgCholeskyExBackward0",
 )
@@ -204,7 +211,7 @@ def linalg_qr(A, mode="reduced"):
     return return_types.linalg_qr(_qr("linalg.qr", A, mode))
 
 
-@register("qr", out=True, kind="linalg", grad_name="LinalgQrBackward0")
+@register("qr", out="linalg_qr", kind="linalg", grad_name="LinalgQrBackward0")
 def qr(input, some=True):
     """`torch.qr(input, some=True, *, out=None)` (deprecated; warns once) = torch.linalg.qr(input,
     'reduced' if some else 'complete')."""
@@ -231,16 +238,27 @@ def _geqrf_k(a):
     return _GEQRF_GRAD(jnp.swapaxes(h, -1, -2), a), _GEQRF_GRAD(tau, a)
 
 
-@register("geqrf", out=True, kind="linalg")
-def geqrf(input):
-    """`torch.geqrf(input, *, out=None)` -> (a, tau): LAPACK's Householder QR in compact form. No
-    derivative (PyTorch: NotImplementedError at backward)."""
+def _geqrf(input):
     check_tensor("geqrf", input, "input", 1)
     check_matrix("geqrf", input, "A")
     check_float("geqrf", input)
     check_low("geqrf_cpu", input)
     a, tau = _geqrf_k(input._value)
     return return_types.geqrf((new(a, input._dtype, input), new(tau, input._dtype, input)))
+
+
+_geqrf_recorded = differentiable("geqrf", _geqrf)
+
+
+@register("geqrf", out=True, kind="composite")
+def geqrf(input):
+    """`torch.geqrf(input, *, out=None)` -> (a, tau): LAPACK's Householder QR in compact form. No
+    derivative (PyTorch: NotImplementedError at backward; a complex input requiring grad raises at the call,
+    as PyTorch)."""
+    check_tensor("geqrf", input, "input", 1)
+    if input._dtype.is_complex and is_grad_enabled() and any_requires_grad((input,), None):
+        raise RuntimeError("geqrf does not support automatic differentiation for outputs with complex dtype.")
+    return _geqrf_recorded(input)
 
 
 def _reflectors(a, tau, q, conj_tau=False, reverse=True):
@@ -303,7 +321,9 @@ def linalg_householder_product(A, tau):
     return new(_householder_k(A._value, tau._value), A._dtype, A)
 
 
-@register("orgqr", out=True, kind="linalg", grad_name="LinalgHouseholderProductBackward0")
+@register(
+    "orgqr", out="linalg_householder_product", kind="linalg", grad_name="LinalgHouseholderProductBackward0"
+)
 def orgqr(input, input2):
     """`torch.orgqr(input, tau, *, out=None)` = torch.linalg.householder_product(input, tau)."""
     _householder_checks("torch.linalg.householder_product", input, input2)
@@ -388,49 +408,145 @@ def _svd_checks(A, driver):
         )
 
 
-@register("linalg_svd", function=False, method=False, out=True, kind="linalg")
-def linalg_svd(A, full_matrices=True, *, driver=None):
-    """`torch.linalg.svd(A, full_matrices=True, *, driver=None, out=None)` -> (U, S, Vh) (LAPACK gesdd, as
-    PyTorch on CPU; singular vectors are unique up to sign/phase, which may differ from PyTorch's LAPACK).
-    driver= raises PyTorch's CPU error. Gradients: jax's SVD derivative (equal to PyTorch's on
-    gauge-invariant losses); with full_matrices=True only the first min(m, n) columns of U / rows of Vh carry
-    gradient, as in PyTorch. Difference: PyTorch raises for complex gauge-dependent losses; torchshim does
-    not check."""
+_PHASE_TOL = 1e-2  # PyTorch's rtol = atol of its phase checks (lax: "we don't want false positives")
+_SVD_PHASE = (
+    "svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{i phi}. "
+    "The specified loss function depends on this phase term, making it ill-defined."
+)
+_EIG_PHASE = (
+    "{}: The eigenvectors in the complex case are specified up to multiplication by e^{{i phi}}. The "
+    "specified loss function depends on this quantity, so it is ill-defined."
+)
+
+
+def _imdiag(v, g):
+    """imag(diag(V^H G)) over the batch (numpy)."""
+    return np.imag(np.einsum("...ij,...ij->...j", np.conj(v), g))
+
+
+def _svd_phase(vh_out):
+    """The check PyTorch's svd_backward makes on the gradients of U and Vh (V for torch.svd: vh_out=False):
+    imag(diag(U^H gU)) == -imag(diag(V^H gV)) within 1e-2, on the first k = min(m, n) singular vectors."""
+
+    def check(node, grads):
+        gu, gv = grads[0], grads[2]
+        if gu is None and gv is None:
+            return
+        u, s_, v = node_outputs(node)
+        vals = concrete(u, v, *[g._value for g in (gu, gv) if g is not None])
+        if vals is None:
+            return
+        u, v, gs = vals[0], vals[1], iter(vals[2:])
+        gu = next(gs) if gu is not None else None
+        gv = next(gs) if gv is not None else None
+        k = s_.shape[-1]
+        if vh_out:
+            v, gv = np.conj(np.swapaxes(v, -1, -2)), None if gv is None else np.conj(np.swapaxes(gv, -1, -2))
+        zero = np.zeros(s_.shape)
+        im_u = zero if gu is None else _imdiag(u[..., :, :k], gu[..., :, :k])
+        im_v = zero if gv is None else _imdiag(v[..., :, :k], gv[..., :, :k])
+        if not np.allclose(im_u, -im_v, rtol=_PHASE_TOL, atol=_PHASE_TOL):
+            raise RuntimeError(_SVD_PHASE)
+
+    return check
+
+
+_SVD_CHECK_VH, _SVD_CHECK_V = _svd_phase(True), _svd_phase(False)
+
+
+def _eig_phase(name):
+    """The check of PyTorch's linalg_eig_backward (eigh's: name): imag(diag(V^H gV)) == 0 within 1e-2."""
+
+    def check(node, grads):
+        gv = grads[1]
+        if gv is None:
+            return
+        vals = concrete(node_outputs(node)[1], gv._value)
+        if vals is None:
+            return
+        im = _imdiag(*vals)
+        if not np.allclose(im, 0, rtol=_PHASE_TOL, atol=_PHASE_TOL):
+            raise RuntimeError(_EIG_PHASE.format(name))
+
+    return check
+
+
+_EIG_CHECK, _EIGH_CHECK = _eig_phase("linalg_eig_backward"), _eig_phase("linalg_eigh_backward")
+
+
+def _linalg_svd(A, full_matrices=True, *, driver=None):
     _svd_checks(A, driver)
     u, s, vh = _svd_k(A._value, full_matrices=bool(full_matrices), compute_uv=True)
     rdt = A._dtype.to_real()
     return return_types.linalg_svd((new(u, A._dtype, A), new(s, rdt, A), new(vh, A._dtype, A)))
 
 
-@register(
-    "linalg_svdvals", function=False, method=False, out=True, kind="linalg", grad_name="LinalgSvdBackward0"
-)
-def linalg_svdvals(A, *, driver=None):
-    """`torch.linalg.svdvals(A, *, driver=None, out=None)`: the singular values, descending."""
+_linalg_svd_recorded = differentiable("linalg_svd", _linalg_svd)
+
+
+@register("linalg_svd", function=False, method=False, out="_linalg_svd", kind="composite")
+def linalg_svd(A, full_matrices=True, *, driver=None):
+    """`torch.linalg.svd(A, full_matrices=True, *, driver=None, out=None)` -> (U, S, Vh) (LAPACK gesdd, as
+    PyTorch on CPU; singular vectors are unique up to sign/phase, which may differ from PyTorch's LAPACK).
+    driver= raises PyTorch's CPU error. Gradients: jax's SVD derivative (equal to PyTorch's on
+    gauge-invariant losses); with full_matrices=True only the first min(m, n) columns of U / rows of Vh carry
+    gradient, as in PyTorch. For complex A the backward raises PyTorch's error for a loss that depends on
+    the singular vectors' phases (it reads the gradients on the host, as PyTorch; not under jax tracing)."""
+    r = _linalg_svd_recorded(A, full_matrices, driver=driver)
+    if r[0]._dtype.is_complex:
+        check_backward(r[0], _SVD_CHECK_VH)
+    return r
+
+
+def _svdvals(A, driver=None):
     _svd_checks(A, driver)
     s = _svd_k(A._value, full_matrices=False, compute_uv=False)[1]
     return new(s, A._dtype.to_real(), A)
 
 
-@register("svd", out=True, kind="linalg", grad_name="LinalgSvdBackward0")
+_svdvals_recorded = differentiable("linalg_svdvals", _svdvals, grad_name="LinalgSvdBackward0")
+
+
+@register(
+    "linalg_svdvals",
+    function=False,
+    method=False,
+    out="_linalg_svd",
+    kind="linalg",
+    grad_name="LinalgSvdBackward0",
+)
+def linalg_svdvals(A, *, driver=None):
+    """`torch.linalg.svdvals(A, *, driver=None, out=None)`: the singular values, descending."""
+    return _svdvals(A, driver)
+
+
+def _svd_uv(input, some=True):
+    _svd_checks(input, None)
+    u, s, vh = _svd_k(input._value, full_matrices=not some, compute_uv=True)
+    dt, rdt = input._dtype, input._dtype.to_real()
+    return return_types.svd((new(u, dt, input), new(s, rdt, input), new(mh(vh), dt, input)))
+
+
+_svd_uv_recorded = differentiable("svd", _svd_uv, grad_name="LinalgSvdBackward0")
+
+
+@register("svd", out="_linalg_svd", kind="composite")
 def svd(input, some=True, compute_uv=True):
     """`torch.svd(input, some=True, compute_uv=True, *, out=None)` -> (U, S, V) with V = Vh^H (not Vh).
-    compute_uv=False: U and V are zero matrices of the full shapes (m x m, n x n), as in PyTorch."""
-    _svd_checks(input, None)
-    dt, rdt = input._dtype, input._dtype.to_real()
+    compute_uv=False: U and V are zero matrices of the full shapes (m x m, n x n) that don't require grad,
+    as in PyTorch. Complex inputs: the phase check of linalg.svd's backward."""
+    if compute_uv:
+        r = _svd_uv_recorded(input, bool(some))
+        if r[0]._dtype.is_complex:
+            check_backward(r[0], _SVD_CHECK_V)
+        return r
+    s = _svdvals_recorded(input)
+    dt = input._dtype
     m, n = input._shape[-2:]
-    if not compute_uv:
-        s = _svd_k(input._value, full_matrices=False, compute_uv=False)[1]
-        batch = input._shape[:-2]
-        return return_types.svd(
-            (
-                new(jnp.zeros(batch + (m, m), dt.np), dt, input),
-                new(s, rdt, input),
-                new(jnp.zeros(batch + (n, n), dt.np), dt, input),
-            )
-        )
-    u, s, vh = _svd_k(input._value, full_matrices=not some, compute_uv=True)
-    return return_types.svd((new(u, dt, input), new(s, rdt, input), new(mh(vh), dt, input)))
+    batch = input._shape[:-2]
+    u = new(jnp.zeros(batch + (m, m), dt.np), dt, input)
+    v = new(jnp.zeros(batch + (n, n), dt.np), dt, input)
+    return return_types.svd((u, s, v))
 
 
 # ---- eig / eigh ------------------------------------------------------------------------------------------
@@ -451,24 +567,32 @@ def _eig_k(a):
     return w.astype(ct), v.astype(ct)
 
 
-@register("linalg_eig", function=False, method=False, out=True, kind="linalg")
-def linalg_eig(A):
-    """`torch.linalg.eig(A, *, out=None)` -> (eigenvalues, eigenvectors), complex (LAPACK geev: unit-norm
-    eigenvectors, as PyTorch). Difference: PyTorch's backward raises for a loss that depends on the
-    eigenvectors' phase; torchshim does not check it."""
+def _linalg_eig(A):
     _eig_checks("linalg.eig", A)
     w, v = _eig_k(A._value)
     ct = A._dtype.to_complex()
     return return_types.linalg_eig((new(w, ct, A), new(v, ct, A)))
 
 
-@register(
-    "linalg_eigvals", function=False, method=False, out=True, kind="linalg", grad_name="LinalgEigBackward0"
-)
-def linalg_eigvals(A):
-    """`torch.linalg.eigvals(A, *, out=None)`: the (complex) eigenvalues of square matrices."""
+_linalg_eig_recorded = differentiable("linalg_eig", _linalg_eig)
+
+
+@register("linalg_eig", function=False, method=False, out=True, kind="composite")
+def linalg_eig(A):
+    """`torch.linalg.eig(A, *, out=None)` -> (eigenvalues, eigenvectors), complex (LAPACK geev: unit-norm
+    eigenvectors, as PyTorch). The backward raises PyTorch's error for a loss that depends on the
+    eigenvectors' phases (it reads the gradients on the host, as PyTorch; not under jax tracing)."""
+    r = _linalg_eig_recorded(A)
+    check_backward(r[1], _EIG_CHECK)
+    return r
+
+
+@register("linalg_eigvals", function=False, method=False, kind="linalg", grad_name="LinalgEigBackward0")
+def linalg_eigvals(A, *, out=None):
+    """`torch.linalg.eigvals(A, *, out=None)`: the (complex) eigenvalues of square matrices. out= is
+    accepted with an input requiring grad, as in PyTorch (torchshim's out then has no history)."""
     _eig_checks("linalg.eigvals", A)
-    return new(_eig_k(A._value)[0], A._dtype.to_complex(), A)
+    return write_plain_out(new(_eig_k(A._value)[0], A._dtype.to_complex(), A), out)
 
 
 def _eigh(name, A, UPLO):
@@ -491,18 +615,34 @@ def _eigh_k(a, upper):
     return w, v
 
 
-@register("linalg_eigh", function=False, method=False, out=True, kind="linalg")
-def linalg_eigh(A, UPLO="L"):
-    """`torch.linalg.eigh(A, UPLO='L', *, out=None)` -> (eigenvalues ascending, eigenvectors): reads the
-    UPLO triangle only; gradients Hermitian as PyTorch's. Eigenvector signs/phases may differ from PyTorch's
-    LAPACK (compare gauge-invariant quantities). Difference: PyTorch's backward raises for a complex loss
-    that depends on the eigenvectors' phase; torchshim does not check it."""
+def _linalg_eigh(A, UPLO="L"):
     w, v = _eigh("linalg.eigh", A, UPLO)
     return return_types.linalg_eigh((new(w, A._dtype.to_real(), A), new(v, A._dtype, A)))
 
 
+_linalg_eigh_recorded = differentiable("linalg_eigh", _linalg_eigh)
+
+
+@register("linalg_eigh", function=False, method=False, out="_linalg_eigh", kind="composite")
+def linalg_eigh(A, UPLO="L"):
+    """`torch.linalg.eigh(A, UPLO='L', *, out=None)` -> (eigenvalues ascending, eigenvectors): reads the
+    UPLO triangle only; gradients Hermitian as PyTorch's. Eigenvector signs/phases may differ from PyTorch's
+    LAPACK (compare gauge-invariant quantities). For complex A the backward raises PyTorch's error for a
+    loss that depends on the eigenvectors' phases (a host read of the gradients, as PyTorch; not under jax
+    tracing)."""
+    r = _linalg_eigh_recorded(A, UPLO)
+    if r[1]._dtype.is_complex:
+        check_backward(r[1], _EIGH_CHECK)
+    return r
+
+
 @register(
-    "linalg_eigvalsh", function=False, method=False, out=True, kind="linalg", grad_name="LinalgEighBackward0"
+    "linalg_eigvalsh",
+    function=False,
+    method=False,
+    out="_linalg_eigh",
+    kind="linalg",
+    grad_name="LinalgEighBackward0",
 )
 def linalg_eigvalsh(A, UPLO="L"):
     """`torch.linalg.eigvalsh(A, UPLO='L', *, out=None)`: the eigenvalues of a Hermitian matrix, ascending."""

@@ -321,4 +321,5 @@ def linalg_vander(x, *, N=None):
     if n < 2:
         raise RuntimeError("N must be greater than 1.")
     dt = D.int64 if not (x._dtype.is_floating_point or x._dtype.is_complex) else x._dtype
-    return P.fresh(_vander_k(x._value, n=int(n), dt=dt.np), dt, x._storage.device)
+    v = x._value if x.ndim else x._value.reshape(1)  # a 0-dim x is one point: a (1, N) result, as PyTorch
+    return P.fresh(_vander_k(v, n=int(n), dt=dt.np), dt, x._storage.device)

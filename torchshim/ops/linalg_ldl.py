@@ -17,6 +17,7 @@ import jax.numpy as jnp
 from .. import _dtype as D
 from .. import return_types
 from .._promotion import short_name
+from . import _dispatch as P
 from ._linalg_common import check_float, check_low, check_square, check_tensor, new, synced
 from ._loss_common import raising_guard
 from ._registry import register
@@ -292,8 +293,8 @@ def _ldl_solve_k(ld, piv, b, herm):
 def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
     """`torch.linalg.ldl_solve(LD, pivots, B, *, hermitian=False, out=None)`: X with A X = B from
     ldl_factor's (LD, pivots) (LAPACK sytrs / hetrs). B's batch dimensions broadcast against LD's; pivots
-    must have LD's shape without its last dimension. Checking that every |pivot| <= n reads the pivots on
-    the host, as PyTorch (skipped under jax tracing). No derivative (as PyTorch)."""
+    must have LD's shape without its last dimension. Checking that every 1 <= |pivot| <= n reads the
+    pivots on the host, as PyTorch (skipped under jax tracing). No derivative (as PyTorch)."""
     name = "torch.linalg.ldl_solve"
     check_tensor("linalg_ldl_solve", LD, "LD", 1)
     check_tensor("linalg_ldl_solve", pivots, "pivots", 2)
@@ -302,7 +303,7 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
     check_float(name, LD)
     if B.ndim < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
-    if pivots._dtype.is_floating_point or pivots._dtype.is_complex or pivots._dtype is D.bool:
+    if pivots._dtype.is_floating_point or pivots._dtype.is_complex or pivots._dtype is D.bool_:
         raise RuntimeError(f"{name}: Expected pivots to be integers. Got {short_name(pivots._dtype)}")
     if pivots._shape != LD._shape[:-1]:
         raise RuntimeError(
@@ -320,12 +321,16 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
             f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} but each b matrix is "
             f"{B._shape[-2]} by {B._shape[-1]}"
         )
+    P.broadcast_error((B._shape[:-2], LD._shape[:-2]))
     check_low("ldl_solve_kernel_cpu", LD)
     piv = pivots._value
-    if synced(piv) and piv.size and bool(jnp.any(jnp.abs(piv) > n)):
-        raise RuntimeError(
-            "Pivots given to ldl_solve must all satisfy |pivot| <= LD.size(-2). Did you properly pass the "
-            "result of ldl_factor?"
-        )
+    if synced(piv) and piv.size:
+        mag = jnp.abs(piv)
+        for bad, cond in (("<= LD.size(-2)", mag > n), (">= 1", mag < 1)):
+            if bool(jnp.any(cond)):
+                raise RuntimeError(
+                    f"Pivots given to ldl_solve must all satisfy |pivot| {bad}. Did you properly pass the "
+                    "result of ldl_factor?"
+                )
     herm = bool(hermitian) and LD._dtype.is_complex
     return new(_ldl_solve_k(LD._value, piv, B._value, herm=herm), LD._dtype, LD)

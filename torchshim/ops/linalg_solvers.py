@@ -16,6 +16,7 @@ from .. import _dtype as D
 from .. import return_types
 from .._promotion import short_name
 from .._warnings import user_stacklevel, warn_once
+from ..autograd._ops import differentiable
 from . import _dispatch as P
 from ._linalg_common import (
     check_float,
@@ -98,7 +99,7 @@ def _lu_factor(name, A, pivot, check):
     "linalg_lu_factor",
     function=False,
     method=False,
-    out=True,
+    out="linalg_lu_factor_ex",
     kind="linalg",
     grad_name="LinalgLuFactorExBackward0",
 )
@@ -147,14 +148,23 @@ def _unpack(lu_, piv, dtype):
 _unpack_k = jax.jit(_unpack, static_argnames=("dtype",))
 
 
-@register("linalg_lu", function=False, method=False, out=True, kind="linalg")
-def linalg_lu(A, *, pivot=True):
-    """`torch.linalg.lu(A, *, pivot=True, out=None)` -> (P, L, U) with A = P L U (never raises for singular
-    inputs, as PyTorch)."""
+def _plu(A, pivot):
     _lu_checks("linalg.lu", A, pivot)
     lu_, piv, _ = _lu_k(A._value)
     p, lo, up = _unpack_k(lu_, piv, dtype=A._dtype.np)
-    return return_types.linalg_lu((new(p, A._dtype, A), new(lo, A._dtype, A), new(up, A._dtype, A)))
+    return new(p, A._dtype, A), (new(lo, A._dtype, A), new(up, A._dtype, A))
+
+
+_lu_recorded = differentiable("linalg_lu", lambda A, pivot: _plu(A, pivot)[1])
+
+
+@register("linalg_lu", function=False, method=False, out=True, kind="composite")
+def linalg_lu(A, *, pivot=True):
+    """`torch.linalg.lu(A, *, pivot=True, out=None)` -> (P, L, U) with A = P L U (never raises for singular
+    inputs, as PyTorch). P does not require grad (PyTorch's)."""
+    p, _ = _plu(A, pivot)  # jitted kernels: the recorded call below reuses them
+    lo, up = _lu_recorded(A, pivot)
+    return return_types.linalg_lu((p, lo, up))
 
 
 @register("lu", kind="linalg", grad_name="LinalgLuFactorExBackward0")
@@ -175,10 +185,24 @@ def lu(input, pivot=True, get_infos=False):
     return return_types._lu_with_info((lu_, piv, info)) if get_infos else (lu_, piv)
 
 
-@register("lu_unpack", method=False, out=True, kind="linalg")
+def _lu_unpack_lu(LU_data, LU_pivots, unpack_data, unpack_pivots):
+    r = _lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+    return r[1], r[2]
+
+
+_lu_unpack_recorded = differentiable("lu_unpack", _lu_unpack_lu)
+
+
+@register("lu_unpack", method=False, out=True, kind="composite")
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     """`torch.lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None)` -> (P, L, U);
-    the parts not unpacked are empty tensors, as in PyTorch."""
+    the parts not unpacked are empty tensors, as in PyTorch; P does not require grad (PyTorch's)."""
+    p = _lu_unpack(LU_data, LU_pivots, False, unpack_pivots)[0]
+    lo, up = _lu_unpack_recorded(LU_data, LU_pivots, unpack_data, False)
+    return return_types.lu_unpack((p, lo, up))
+
+
+def _lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots):
     check_tensor("lu_unpack", LU_data, "LU_data", 1)
     if LU_data.ndim < 2:
         raise RuntimeError(
@@ -261,7 +285,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     return new(out, B._dtype, B)
 
 
-@register("lu_solve", out=True, kind="linalg", grad_name="LinalgLuSolveBackward0")
+@register("lu_solve", out="linalg_lu_solve", kind="linalg", grad_name="LinalgLuSolveBackward0")
 def lu_solve(input, LU_data, LU_pivots):
     """`torch.lu_solve(b, LU_data, LU_pivots, *, out=None)` / `Tensor.lu_solve` (deprecated; warns once) =
     torch.linalg.lu_solve(LU_data, LU_pivots, b)."""
@@ -319,7 +343,12 @@ def _solve(name, A, B, left, check):
 
 
 @register(
-    "linalg_solve", function=False, method=False, out=True, kind="linalg", grad_name="LinalgSolveExBackward0"
+    "linalg_solve",
+    function=False,
+    method=False,
+    out="_linalg_solve_ex",
+    kind="linalg",
+    grad_name="LinalgSolveExBackward0",
 )
 def linalg_solve(A, B, *, left=True):
     """`torch.linalg.solve(A, B, *, left=True, out=None)`: X with A X = B (XA = B for left=False); B may be
@@ -327,7 +356,7 @@ def linalg_solve(A, B, *, left=True):
     return _solve("torch.linalg.solve", A, B, left, True)[0]
 
 
-@register("linalg_solve_ex", function=False, method=False, out=True, kind="linalg")
+@register("linalg_solve_ex", function=False, method=False, out="_linalg_solve_ex", kind="linalg")
 def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     """`torch.linalg.solve_ex(A, B, *, left=True, check_errors=False, out=None)` -> (result, info); no host
     sync unless check_errors=True."""
@@ -381,14 +410,20 @@ def _lstsq_k(a, b, rcond, vector):
     return x, res, rank, s
 
 
-@register("linalg_lstsq", function=False, method=False, out=True, kind="linalg")
+@register("linalg_lstsq", function=False, method=False, out=True, kind="composite")
 def linalg_lstsq(A, B, rcond=None, *, driver=None):
     """`torch.linalg.lstsq(A, B, rcond=None, *, driver=None, out=None)` -> (solution, residuals, rank,
     singular_values), with the fields each CPU driver fills (default 'gelsy': rank only; 'gels': residuals
     only; 'gelsd'/'gelss': all). The solution is computed through the SVD pseudo-inverse for every driver
     (equal to LAPACK's for full-rank problems; PyTorch's 'gels' returns garbage for rank-deficient ones).
     Residuals (m > n, not 'gelsy') need full rank: checking it reads the ranks on the host (skipped under
-    tracing)."""
+    tracing). Gradients flow to solution and residuals; singular_values don't require grad (PyTorch's)."""
+    r = _lstsq(A, B, rcond, driver)
+    x, res = _lstsq_recorded(A, B, rcond, driver)
+    return return_types.linalg_lstsq((x, res, r[2], r[3]))
+
+
+def _lstsq(A, B, rcond, driver):
     name = "torch.linalg.lstsq"
     check_tensor("linalg_lstsq", A, "A", 1)
     if driver is None:
@@ -426,9 +461,10 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     res = res if want_res else empty
     rank = rank if driver != "gels" else jnp.zeros((0,), jnp.int64)
     s = s if driver in ("gelsd", "gelss") else empty
-    return return_types.linalg_lstsq(
-        (new(x, A._dtype, A), new(res, rdt, A), new(rank, D.int64, A), new(s, rdt, A))
-    )
+    return new(x, A._dtype, A), new(res, rdt, A), new(rank, D.int64, A), new(s, rdt, A)
+
+
+_lstsq_recorded = differentiable("linalg_lstsq", lambda A, B, rcond, driver: _lstsq(A, B, rcond, driver)[:2])
 
 
 # ---- inv / det / slogdet (kernels shared with torch.inverse / det / slogdet) -------------------------------
@@ -457,7 +493,12 @@ def inv_value(name, A, check):
 
 
 @register(
-    "linalg_inv", function=False, method=False, out=True, kind="linalg", grad_name="LinalgInvExBackward0"
+    "linalg_inv",
+    function=False,
+    method=False,
+    out="linalg_inv_ex",
+    kind="linalg",
+    grad_name="LinalgInvExBackward0",
 )
 def linalg_inv(A):
     """`torch.linalg.inv(A, *, out=None)`: singular inputs raise LinAlgError (host sync)."""
@@ -477,7 +518,7 @@ def _det_checks(name, A):
     check_float(name, A)
 
 
-@register("linalg_det", function=False, method=False, out=True, kind="linalg")
+@register("linalg_det", function=False, method=False, out="_linalg_det", kind="linalg")
 def linalg_det(A):
     """`torch.linalg.det(A, *, out=None)` (= torch.det). Gradients through singular matrices are finite (jax's
     cofactor-based derivative), as PyTorch's."""
@@ -486,7 +527,7 @@ def linalg_det(A):
     return new(_det_k(A._value), A._dtype, A)
 
 
-@register("linalg_slogdet", function=False, method=False, out=True, kind="linalg")
+@register("linalg_slogdet", function=False, method=False, out="_linalg_slogdet", kind="linalg")
 def linalg_slogdet(A):
     """`torch.linalg.slogdet(A, *, out=None)` -> (sign, logabsdet); a singular matrix gives (0, -inf)."""
     _det_checks("linalg.slogdet", A)

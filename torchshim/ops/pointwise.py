@@ -10,10 +10,11 @@ import numpy as np
 from jax.scipy import special as jsp
 
 from .. import _dtype as D
-from .._promotion import c_name
+from .._promotion import c_name, short_name
 from .._tensor import Tensor
 from ..autograd._names import arg, by_tensor, if_given
 from . import _dispatch as P
+from . import _special_math as M
 from . import _subgrad as S
 from ._dispatch import ALWAYS_BOOL, COMPLEX_TO_FLOAT, DEFAULT, INT_TO_FLOAT
 from .._methods import add_tensor_method
@@ -375,10 +376,14 @@ _UNARY_FLOAT = {
     "asin": jnp.arcsin, "acos": jnp.arccos, "atan": jnp.arctan, "sinh": jnp.sinh, "cosh": jnp.cosh,
     "tanh": jnp.tanh, "asinh": jnp.arcsinh, "acosh": jnp.arccosh, "atanh": jnp.arctanh,
     "sigmoid": jax.nn.sigmoid, "erf": jsp.erf, "erfc": jsp.erfc, "erfinv": jsp.erfinv,
-    "reciprocal": jnp.reciprocal, "lgamma": jsp.gammaln,
-    "digamma": lambda a: jnp.where(a == 0, jnp.copysign(jnp.inf, -a), jsp.digamma(a)), "i0": jsp.i0,
-    "sinc": jnp.sinc, "deg2rad": jnp.deg2rad, "rad2deg": jnp.rad2deg,
+    "reciprocal": jnp.reciprocal,
+    # the kernels torch.special's names share (PyTorch's values and derivatives at poles and tails)
+    "lgamma": M.lgamma, "digamma": M.digamma, "i0": M.i0, "sinc": M.sinc,
+    "deg2rad": jnp.deg2rad, "rad2deg": jnp.rad2deg,
 }
+# PyTorch's CPU kernels without complex support: NotImplementedError naming the kernel
+_NO_COMPLEX = {"erf": "erf_vml_cpu", "erfc": "erfc_vml_cpu", "erfinv": "erfinv_vml_cpu",
+               "lgamma": "lgamma_vml_cpu", "digamma": "digamma", "i0": "i0_vml_cpu"}
 _ALIASES = {"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",), "asinh": ("arcsinh",),
             "acosh": ("arccosh",), "atanh": ("arctanh",)}
 # PyTorch's node names where they aren't the camel case of the op name
@@ -412,8 +417,20 @@ _RESULT_RULES = {
 }
 
 
+def refuse_complex(kernel, input):
+    """PyTorch's NotImplementedError for complex input to a CPU kernel that has no complex version."""
+    if isinstance(input, Tensor) and input._dtype.is_complex:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{short_name(input._dtype)}'")
+
+
 def _float_unary(name, jfn):
-    f = P.unary(name, jfn, INT_TO_FLOAT)
+    f = k = P.unary(name, jfn, INT_TO_FLOAT)
+    kernel = _NO_COMPLEX.get(name)
+    if kernel is not None:
+        def f(input):
+            refuse_complex(kernel, input)
+            return k(input)
+        f.__name__ = name
     f.__doc__ = (f"`torch.{name}(input, *, out=None)`: elementwise {name}; integer and bool inputs give the "
                  f"default float dtype, as in PyTorch.")
     return f
@@ -427,12 +444,27 @@ for _name, _fn in _UNARY_FLOAT.items():
 
 
 
-_logit_k = P.unary("logit", S.logit, INT_TO_FLOAT, static=("eps",))
+_logit_k = P.unary("logit", M.logit, INT_TO_FLOAT, static=("eps",))
+
+
+def logit_eps(name, eps):
+    """`eps` as a Python float or None, with PyTorch's argument check (a 0-dim tensor gives its value)."""
+    if eps is None:
+        return None
+    if isinstance(eps, Tensor) and eps.dim() == 0 and not eps._dtype.is_complex:
+        return float(eps.item())
+    if isinstance(eps, (bool, int, float, np.bool_, np.integer, np.floating)):
+        return float(eps)
+    raise TypeError(f"{name}(): argument 'eps' (position 2) must be float, not {type(eps).__name__}")
 
 
 @register("logit", inplace=True, out=True, kind="pointwise")
 def logit(input, eps=None):
-    """`torch.logit(input, eps=None, *, out=None)` -> log(p / (1 - p)), input clamped to [eps, 1 - eps]."""
+    """`torch.logit(input, eps=None, *, out=None)` -> log(p / (1 - p)), input clamped to [eps, 1 - eps]
+    (below eps first, as PyTorch, so an eps above 0.5 gives inf); PyTorch's gradient: nan outside [0, 1]
+    without eps, 0 outside [eps, 1 - eps] with it. A 0-dim tensor eps is read on the host, as in PyTorch."""
+    eps = logit_eps("logit", eps)
+    refuse_complex("logit_cpu", input)
     return _logit_k(input, eps=eps)
 
 

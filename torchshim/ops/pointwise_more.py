@@ -4,8 +4,6 @@
 Each is a jax function plus PyTorch's promotion and dtype checks; gradients are jax's derivatives of the
 forward except where PyTorch has none (`heaviside`, `igamma`'s input), which raise PyTorch's error.
 """
-import math
-
 import jax
 import jax.numpy as jnp
 from jax.scipy import special as jsp
@@ -16,9 +14,11 @@ from .._methods import add_tensor_method, tensor_method
 from .._promotion import short_name
 from .._tensor import Tensor
 from . import _dispatch as P
+from . import _special_math as M
 from ._dispatch import DEFAULT, INT_TO_FLOAT, fresh
 from ._loss_common import raising_guard
 from .nn_activation import inplace_variant
+from .pointwise import refuse_complex
 from ._registry import installed, register
 
 __all__ = ["square", "addcmul", "addcdiv", "heaviside", "frexp", "ldexp", "polygamma", "mvlgamma"]
@@ -258,24 +258,32 @@ def ldexp(input, other):
     return _ldexp_f(input, other)
 
 
-# ---- polygamma / mvlgamma --------------------------------------------------------------------------------
+# ---- polygamma / mvlgamma: the kernels torch.special's names share ---------------------------------------
 def _polygamma_fn(a, n):
-    return jsp.digamma(a) if n == 0 else jsp.polygamma(n, a)
+    return M.polygamma(n, a)
 
 
 _polygamma_k = P.unary("polygamma", _polygamma_fn, INT_TO_FLOAT, static=("n",))
 
 
-@register("polygamma", method=False, out=True, kind="pointwise")
-def polygamma(n, input):
-    """`torch.polygamma(n, input, *, out=None)`: the n-th derivative of the digamma function
-    (`Tensor.polygamma(n)` takes n after self)."""
+def polygamma_checked(name, n, input):
+    """polygamma with PyTorch's argument checks, `name` the function named in its TypeErrors (shared with
+    torch.special.polygamma)."""
     if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
-    _need("polygamma", input, 2, "input")
+        raise TypeError(f"{name}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    _need(name, input, 2, "input")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    refuse_complex("digamma" if n == 0 else "trigamma" if n == 1 else "polygamma", input)
     return _polygamma_k(input, n=n)
+
+
+@register("polygamma", method=False, out=True, kind="pointwise")
+def polygamma(n, input):
+    """`torch.polygamma(n, input, *, out=None)`: the n-th derivative of the digamma function, with PyTorch's
+    values at the poles (n = 1: huge finite values at negative integers from the reflection formula; n >= 2:
+    +-inf at non-positive integers) and gradients there (`Tensor.polygamma(n)` takes n after self)."""
+    return polygamma_checked("polygamma", n, input)
 
 
 @tensor_method("polygamma")
@@ -289,19 +297,27 @@ add_tensor_method("polygamma_", inplace_variant(
 
 
 def _mvlgamma_fn(a, p):
-    acc = p * (p - 1) / 4 * math.log(math.pi)
-    for j in range(p):
-        acc = acc + jsp.gammaln(a - j / 2)
-    return acc
+    return M.mvlgamma(a, p)
 
 
 _mvlgamma_k = P.unary("mvlgamma", _mvlgamma_fn, INT_TO_FLOAT, static=("p",))
 
 
-@register("mvlgamma", inplace=True, out=True, kind="pointwise")
-def mvlgamma(input, p):
-    """`torch.mvlgamma(input, p, *, out=None)`: the multivariate log-gamma function of dimension p."""
-    _need("mvlgamma", input, 1, "input")
+def mvlgamma_checked(name, input, p):
+    """mvlgamma with PyTorch's argument checks, `name` the function named in its TypeErrors (shared with
+    torch.special.multigammaln)."""
+    _need(name, input, 1, "input")
+    if not isinstance(p, int) or isinstance(p, bool):
+        raise TypeError(f"{name}(): argument 'p' (position 2) must be int, not {type(p).__name__}")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    refuse_complex("arange_cpu", input)
     return _mvlgamma_k(input, p=p)
+
+
+@register("mvlgamma", inplace=True, out=True, kind="pointwise")
+def mvlgamma(input, p):
+    """`torch.mvlgamma(input, p, *, out=None)`: the multivariate log-gamma function of dimension p (gradients
+    from digamma, with its values at the poles). No domain check (PyTorch 2.13 has none either): elements
+    below (p - 1) / 2 give lgamma's values."""
+    return mvlgamma_checked("mvlgamma", input, p)

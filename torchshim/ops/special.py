@@ -3,7 +3,9 @@ torchshim/special package (`torch.special.erfcx.__name__ == "special_erfcx"`, as
 
 The gamma/zeta/error-function kernels (values at poles and tails, PyTorch's derivative formulas) are in
 `_special_math.py`, the Bessel and Airy kernels in `_special_bessel.py`, the orthogonal polynomials in
-`special_poly.py`. Names that PyTorch implements by calling the top-level op record that op's node
+`special_poly.py`. The top-level ops with a special spelling (torch.lgamma, digamma, polygamma, mvlgamma,
+i0, logit, sinc in ops/pointwise.py and ops/pointwise_more.py) use these kernels, and their special names call
+them. Names that PyTorch implements by calling the top-level op record that op's node
 (`special.expit` -> SigmoidBackward0, `special.gammaln` -> LgammaBackward0, `special.ndtr` -> MulBackward1).
 
 Differences from PyTorch: float32 values are computed in float64 and rounded once, so they can differ from
@@ -23,6 +25,8 @@ from . import _special_math as M
 from ._dispatch import INT_TO_FLOAT
 from ._loss_common import raising_guard
 from ._registry import OPS, register
+from .pointwise import logit_eps
+from .pointwise_more import mvlgamma_checked, polygamma_checked
 
 __all__ = []
 
@@ -87,15 +91,6 @@ _unary("modified_bessel_i1", M.in_f64(lambda a: M.i1(a)), "modified_bessel_i1_cp
 
 
 # ---- the top-level functions under their special names -----------------------------------------------------
-_unary("i0", M.i0, "i0_vml_cpu", grad_name="I0Backward0", doc="the modified Bessel function I0 (torch.i0).")
-_unary("gammaln", M.lgamma, "lgamma_vml_cpu", grad_name="LgammaBackward0",
-       doc="log|Gamma(x)| (torch.lgamma); gradient digamma(x).")
-for _name in ("digamma", "psi"):
-    _unary(_name, M.digamma, "digamma", grad_name="DigammaBackward0",
-           doc="the digamma function (torch.digamma): -inf at 0, nan at negative integers; its gradient at "
-               "negative integers is PyTorch's huge finite trigamma value.")
-
-
 def _ndtr(a):
     return (1 + jsp.erf(a * (2 ** -0.5))) * 0.5
 
@@ -128,74 +123,38 @@ def _same_as(name, base, *, cpu=None, ints=True, params=None, grad_name=None):
              saves=b.saves, grad_rule=b.grad_rule)(f)
 
 
-for _name in ("erf", "erfc", "erfinv"):
-    _same_as(_name, _name, cpu=f"{_name}_vml_cpu")
-for _name, _base in (("exp2", "exp2"), ("expm1", "expm1"), ("log1p", "log1p"), ("expit", "sigmoid"),
-                     ("sinc", "sinc")):
+# torch.i0/lgamma/digamma/sinc use _special_math's kernels (PyTorch's values and derivatives at the poles),
+# erf/erfc/erfinv/lgamma/digamma/i0 refuse complex input with PyTorch's error
+for _name, _base in (("erf", "erf"), ("erfc", "erfc"), ("erfinv", "erfinv"), ("exp2", "exp2"),
+                     ("expm1", "expm1"), ("log1p", "log1p"), ("expit", "sigmoid"), ("sinc", "sinc"),
+                     ("i0", "i0"), ("gammaln", "lgamma"), ("digamma", "digamma"), ("psi", "digamma")):
     _same_as(_name, _base)
 _same_as("round", "round", cpu="round_vml_cpu", ints=False, params="(input, *, decimals=0, out=None)",
          grad_name="RoundBackward1")  # PyTorch calls round.decimals
 
 
-def _logit_fn(a, eps):
-    return M.logit(a, eps)
-
-
-_logit_k = P.unary("special_logit", _logit_fn, INT_TO_FLOAT, static=("eps",))
-
-
 @register("special_logit", method=False, function=False, out=True, kind="pointwise",
           grad_name="LogitBackward0")
 def special_logit(input, eps=None):
-    """`torch.special.logit(input, eps=None, *, out=None)`: log(p / (1 - p)), input clamped to
-    [eps, 1 - eps] when eps is given; PyTorch's gradient (nan outside [0, 1], or 0 outside the clamp)."""
+    """`torch.special.logit(input, eps=None, *, out=None)`: torch.logit under its special name (input clamped
+    to [eps, 1 - eps] when eps is given; gradient nan outside [0, 1], or 0 outside the clamp)."""
     _need("special_logit", input, 1, "input")
-    _refuse("logit_cpu", _promoted(input))
-    return _logit_k(input, eps=None if eps is None else float(eps))
-
-
-def _polygamma_fn(a, n):
-    return M.polygamma(n, a)
-
-
-_polygamma_k = P.unary("special_polygamma", _polygamma_fn, INT_TO_FLOAT, static=("n",))
+    return OPS["logit"].fn(input, logit_eps("special_logit", eps))
 
 
 @register("special_polygamma", method=False, function=False, out=True, kind="pointwise",
           grad_name="PolygammaBackward0")
 def special_polygamma(n, input):
-    """`torch.special.polygamma(n, input, *, out=None)`: the n-th derivative of digamma, with PyTorch's values
-    at the poles (n = 1: huge finite values at negative integers from the reflection formula; n >= 2: +-inf
-    at non-positive integers)."""
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"special_polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
-    _need("special_polygamma", input, 2, "input")
-    if n < 0:
-        raise RuntimeError("polygamma(n, x) does not support negative n.")
-    _refuse("digamma" if n == 0 else "trigamma" if n == 1 else "polygamma", _promoted(input))
-    return _polygamma_k(input, n=n)
-
-
-def _mvlgamma_fn(a, p):
-    return M.mvlgamma(a, p)
-
-
-_mvlgamma_k = P.unary("special_multigammaln", _mvlgamma_fn, INT_TO_FLOAT, static=("p",))
+    """`torch.special.polygamma(n, input, *, out=None)`: torch.polygamma under its special name (PyTorch's
+    values and gradients at the poles)."""
+    return polygamma_checked("special_polygamma", n, input)
 
 
 @register("special_multigammaln", method=False, function=False, out=True, kind="pointwise",
           grad_name="MvlgammaBackward0")
 def special_multigammaln(input, p):
-    """`torch.special.multigammaln(input, p, *, out=None)`: the multivariate log-gamma function of dimension
-    p (torch.mvlgamma)."""
-    _need("special_multigammaln", input, 1, "input")
-    if not isinstance(p, int) or isinstance(p, bool):
-        raise TypeError(f"special_multigammaln(): argument 'p' (position 2) must be int, not "
-                        f"{type(p).__name__}")
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
-    _refuse("arange_cpu", _promoted(input))
-    return _mvlgamma_k(input, p=p)
+    """`torch.special.multigammaln(input, p, *, out=None)`: torch.mvlgamma under its special name."""
+    return mvlgamma_checked("special_multigammaln", input, p)
 
 
 # ---- two-argument functions --------------------------------------------------------------------------------

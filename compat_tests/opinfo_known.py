@@ -11,8 +11,6 @@ KNOWN = {
         "IndexError: index 0 is out of bounds for axis 0 with size 0",
     "hash_tensor-int64-1":
         "IndexError: index 0 is out of bounds for axis 0 with size 0",
-    "lgamma-float64-0-grad":
-        "AssertionError: second-order grad[0]: Tensor-likes are not close!",
     "linalg.det-float64-0-grad":
         "jax._src.source_info_util.JaxStackTraceBeforeTransformation: IndexError: index is out of bounds",
     "linalg.lstsq-float64-0-grad":
@@ -23,11 +21,7 @@ KNOWN = {
         "AssertionError: forward: Scalars are not close!",
     "matrix_exp-float32-1":
         "AssertionError: forward: Tensor-likes are not close!",
-    "polygamma.polygamma_n_0-float32-0":
-        "AssertionError: forward: Tensor-likes are not close!",
     "polygamma.polygamma_n_0-float32-1":
-        "AssertionError: forward: Tensor-likes are not close!",
-    "polygamma.polygamma_n_0-float64-0":
         "AssertionError: forward: Tensor-likes are not close!",
     "polygamma.polygamma_n_0-float64-0-grad":
         "AssertionError: forward (inputs requiring grad): Tensor-likes are not close!",
@@ -35,11 +29,7 @@ KNOWN = {
         "AssertionError: forward: Tensor-likes are not close!",
     "polygamma.polygamma_n_0-float64-1-grad":
         "AssertionError: forward (inputs requiring grad): Tensor-likes are not close!",
-    "polygamma.polygamma_n_1-float32-0":
-        "AssertionError: forward: Tensor-likes are not close!",
     "polygamma.polygamma_n_1-float32-1":
-        "AssertionError: forward: Tensor-likes are not close!",
-    "polygamma.polygamma_n_1-float64-0":
         "AssertionError: forward: Tensor-likes are not close!",
     "polygamma.polygamma_n_1-float64-0-grad":
         "AssertionError: forward (inputs requiring grad): Tensor-likes are not close!",
@@ -47,11 +37,7 @@ KNOWN = {
         "AssertionError: forward: Tensor-likes are not close!",
     "polygamma.polygamma_n_1-float64-1-grad":
         "AssertionError: forward (inputs requiring grad): Tensor-likes are not close!",
-    "polygamma.polygamma_n_3-float32-0":
-        "AssertionError: forward: Tensor-likes are not close!",
     "polygamma.polygamma_n_3-float32-1":
-        "AssertionError: forward: Tensor-likes are not close!",
-    "polygamma.polygamma_n_3-float64-0":
         "AssertionError: forward: Tensor-likes are not close!",
     "polygamma.polygamma_n_3-float64-0-grad":
         "AssertionError: forward (inputs requiring grad): Tensor-likes are not close!",

@@ -3,8 +3,6 @@ short reason (the failure's first line, untriaged). Each is a strict xfail: when
 the test fails until its entry goes."""
 
 KNOWN = {
-    "digamma-float64-0-grad":
-        "AssertionError: first-order grad[0]: Tensor-likes are not close!",
     "hash_tensor-float32-1":
         "IndexError: index 0 is out of bounds for axis 0 with size 0",
     "hash_tensor-float64-1":
@@ -21,40 +19,8 @@ KNOWN = {
         "AssertionError: forward: Scalars are not close!",
     "matrix_exp-float32-1":
         "AssertionError: forward: Tensor-likes are not close!",
-    "polygamma.polygamma_n_0-float32-1":
-        "AssertionError: forward: Tensor-likes are not close!",
-    "polygamma.polygamma_n_0-float64-0-grad":
-        "AssertionError: forward (inputs requiring grad): Tensor-likes are not close!",
-    "polygamma.polygamma_n_0-float64-1":
-        "AssertionError: forward: Tensor-likes are not close!",
-    "polygamma.polygamma_n_0-float64-1-grad":
-        "AssertionError: forward (inputs requiring grad): Tensor-likes are not close!",
-    "polygamma.polygamma_n_1-float32-1":
-        "AssertionError: forward: Tensor-likes are not close!",
-    "polygamma.polygamma_n_1-float64-0-grad":
-        "AssertionError: forward (inputs requiring grad): Tensor-likes are not close!",
-    "polygamma.polygamma_n_1-float64-1":
-        "AssertionError: forward: Tensor-likes are not close!",
-    "polygamma.polygamma_n_1-float64-1-grad":
-        "AssertionError: forward (inputs requiring grad): Tensor-likes are not close!",
-    "polygamma.polygamma_n_3-float32-1":
-        "AssertionError: forward: Tensor-likes are not close!",
-    "polygamma.polygamma_n_3-float64-0-grad":
-        "AssertionError: forward (inputs requiring grad): Tensor-likes are not close!",
-    "polygamma.polygamma_n_3-float64-1":
-        "AssertionError: forward: Tensor-likes are not close!",
-    "polygamma.polygamma_n_3-float64-1-grad":
-        "AssertionError: forward (inputs requiring grad): Tensor-likes are not close!",
     "special.bessel_j0-float64-0":
         "AssertionError: forward: Tensor-likes are not close!",
     "special.bessel_y1-float64-0":
         "AssertionError: forward: Tensor-likes are not close!",
-    "special.polygamma.special_polygamma_n_0-float32-1":
-        "mismatch",
-    "special.polygamma.special_polygamma_n_0-float64-0-grad":
-        "mismatch",
-    "special.polygamma.special_polygamma_n_0-float64-1":
-        "mismatch",
-    "special.polygamma.special_polygamma_n_0-float64-1-grad":
-        "mismatch",
 }

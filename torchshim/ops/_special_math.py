@@ -49,8 +49,26 @@ def _is_int(x):
 
 
 # ---- zeta (Hurwitz), PyTorch's domain rules ------------------------------------------------------------
+def _shift_to_positive(x, q):
+    """(sum of (q + k) ** -x over k = 0 .. m - 1, q + m) with m = ceil(-q) for q < 0, else (0, q): the
+    Hurwitz recurrence that takes a negative non-integer q into (0, 1], where jax's zeta is accurate (its
+    series is wrong for q below about -7). m is data-dependent: a while loop, as PyTorch's direct sum is."""
+    def cond(state):
+        return jnp.any(state[1] < 0)
+
+    def body(state):
+        s, a = state
+        neg = a < 0
+        return s + jnp.where(neg, jnp.power(jnp.where(neg, a, 1.0), -x), 0.0), jnp.where(neg, a + 1, a)
+
+    return jax.lax.while_loop(cond, body, (jnp.zeros_like(q), q))
+
+
 def _zeta_value(x, q):
-    r = jsp.zeta(x, jnp.where(q <= 0, jnp.where(_is_int(q), 1.0, q), q))
+    x, q = jnp.broadcast_arrays(x, q)
+    head, q_pos = _shift_to_positive(x, jnp.where((q < 0) & ~_is_int(q) & _is_int(x), q, 1.0))
+    r = jsp.zeta(x, jnp.where(q <= 0, jnp.where(_is_int(q), 1.0, q_pos), q))
+    r = jnp.where((q < 0) & ~_is_int(q), head + r, r)
     # x = inf: every term (k + q) ** -inf is 0, 1 or inf (and q > 1 gives PyTorch's nan)
     r = jnp.where(jnp.isposinf(x), jnp.where(q < 1, _INF, jnp.where(q == 1, 1.0, _NAN)), r)
     r = jnp.where(jnp.isposinf(q), _NAN, r)

@@ -19,6 +19,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 
 import jax  # noqa: E402
+import pytest  # noqa: E402
 import torch  # noqa: E402,F401  the reference oracle: the suite fails (never skips) without it
 
 _OFF = ("", "0", "off", "false", "no")
@@ -116,3 +117,12 @@ torch.set_warn_always(True)
 import torchshim  # noqa: E402
 
 torchshim.set_warn_always(True)
+
+
+@pytest.fixture(autouse=True)
+def _pytorch_distribution_validation_on():
+    """PyTorch's default: distributions validate their arguments. torch._dynamo's first use in a process
+    (torch.compile, torch.library.opcheck, ...) switches that default off for the whole process
+    (`TorchPatcher.patch` calls `Distribution.set_default_validate_args(False)`), which made the reference
+    depend on which tests ran earlier in the worker. Each test starts from the default."""
+    torch.distributions.Distribution.set_default_validate_args(True)

@@ -11,8 +11,6 @@ KNOWN = {
         "IndexError: index 0 is out of bounds for axis 0 with size 0",
     "linalg.det-float64-0-grad":
         "jax._src.source_info_util.JaxStackTraceBeforeTransformation: IndexError: index is out of bounds",
-    "linalg.lstsq-float64-0-grad":
-        "AssertionError: forward (inputs requiring grad)[3]: requires_grad False vs True",
     "linalg.lstsq-float64-1-grad":
         "AssertionError: forward (inputs requiring grad)[3]: requires_grad False vs True",
     "logsumexp-complex128-0":

@@ -17,9 +17,12 @@ import pytest
 from grad_harness import ForwardMismatch, V, check_grad, record_grad_cases
 from harness import check
 from records import all_records
+from records import linalg_decompositions as linalg_decompositions_records
 from records import linalg_functions as linalg_functions_records
 
 CASES = record_grad_cases(all_records())
+# cases run only in the slow session (compile-bound), keyed like GAPS (test_gap_names_are_cases checks them)
+SLOW = frozenset(linalg_decompositions_records.GRAD_SLOW)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,6 +103,7 @@ _VANDER = ("PyTorch 2.13's vander backward fails ('one of the variables needed f
 
 GAPS = _gaps(
     *(gap(r, m, *names) for r, m, names in linalg_functions_records.GRAD_GAPS),
+    *(gap(r, m, *names) for r, m, names in linalg_decompositions_records.GRAD_GAPS),
     gap(_VANDER, "first-order backward: torch raised RuntimeError", "vander-float64-4"),
     gap(_AS_STRIDED_SCATTER, "first-order grad[0]",
         "as_strided_scatter-float64-3x4,2x2,(2,2),(1,2)"),
@@ -199,7 +203,8 @@ def _check(case):
         raise
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c.id in SLOW else c
+                                  for c in CASES], ids=[c.id for c in CASES])
 def test_gradient(case):
     known = GAPS.get(case.id)
     if known is None:
@@ -215,8 +220,8 @@ def test_gradient(case):
 
 
 def test_gap_names_are_cases():
-    """Every GAPS name names a case (a renamed or removed case must not leave its gap behind)."""
-    assert sorted(set(GAPS) - {c.id for c in CASES}) == []
+    """Every GAPS (and SLOW) name names a case (a renamed or removed case must not leave its gap behind)."""
+    assert sorted((set(GAPS) | SLOW) - {c.id for c in CASES}) == []
 
 
 # ---- engine behaviour the per-op cases avoid on purpose (grad_harness.py ENGINE_NOTES)

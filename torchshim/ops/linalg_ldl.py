@@ -18,7 +18,7 @@ from .. import _dtype as D
 from .. import return_types
 from .._promotion import short_name
 from . import _dispatch as P
-from ._linalg_common import check_float, check_low, check_square, check_tensor, new, synced
+from ._linalg_common import check_float, check_low, check_square, check_tensor, new, synced, write_plain_out
 from ._loss_common import raising_guard
 from ._registry import register
 
@@ -35,92 +35,71 @@ def _cabs1(x):
 
 
 def _sytf2_one(a, herm):
-    """(LD, 1-based int32 pivots, info) of one matrix by LAPACK's lower sytf2 (hetf2 when `herm`)."""
+    """(LD, 1-based int32 pivots, info) of one matrix by LAPACK's lower sytf2 (hetf2 when `herm`): the same
+    pivot decisions and the same floating-point operations on the lower triangle. (The imaginary parts of a
+    Hermitian input's diagonal are dropped up front: hetf2 never reads them and ends with a real diagonal.)"""
     n = a.shape[-1]
     idx = jnp.arange(n)
-    cplx = jnp.iscomplexobj(a)
-    conj = jnp.conj if (herm and cplx) else (lambda x: x)
-    re = (lambda x: jnp.real(x).astype(a.dtype)) if (herm and cplx) else (lambda x: x)
+    herm = herm and jnp.iscomplexobj(a)
+    conj = jnp.conj if herm else (lambda x: x)
     rdt = jnp.finfo(a.dtype).dtype
+    eye = jnp.eye(n, dtype=bool)
+    if herm:
+        a = jnp.where(eye, jnp.real(a).astype(a.dtype), a)
+    a = jnp.tril(a)
 
     def diag_abs(x):
         return jnp.abs(jnp.real(x)) if herm else _cabs1(x)
 
+    def full(a):  # the symmetric (Hermitian) matrix the lower triangle stands for
+        return a + conj(jnp.swapaxes(jnp.tril(a, -1), -1, -2))
+
     def step(state):
         a, piv, info, k = state
-        col = a[:, k]
         absakk = diag_abs(a[k, k])
-        below = jnp.where(idx > k, _cabs1(col), -1.0).astype(rdt)
-        imax = jnp.argmax(below)
+        below = jnp.where(idx > k, _cabs1(a[:, k]), -1.0).astype(rdt)
+        imax = jnp.argmax(below)  # the first maximum, as LAPACK's i?amax
         colmax = jnp.maximum(below[imax], 0.0)
         zero = (jnp.maximum(absakk, colmax) == 0) | jnp.isnan(absakk)
-        # row imax of the trailing block: columns k..imax-1 (lower triangle), rows below imax in column imax
-        rowpart = jnp.where((idx >= k) & (idx < imax), _cabs1(a[imax, :]), -1.0)
-        colpart = jnp.where(idx > imax, _cabs1(a[:, imax]), -1.0)
-        rowmax = jnp.maximum(jnp.max(rowpart), jnp.max(colpart)).astype(rdt)
-        no_swap = absakk >= _ALPHA * colmax
-        no_swap2 = absakk >= _ALPHA * colmax * (colmax / jnp.where(rowmax == 0, 1, rowmax))
-        one_swap = diag_abs(a[imax, imax]) >= _ALPHA * rowmax
-        keep = zero | no_swap | (~no_swap & no_swap2)
+        f = full(a)
+        rowmax = jnp.max(jnp.where((idx >= k) & (idx != imax), _cabs1(f[imax]), -1.0)).astype(rdt)
+        keep = zero | (absakk >= _ALPHA * colmax)
+        keep = keep | (absakk >= _ALPHA * colmax * (colmax / jnp.where(rowmax == 0, 1, rowmax)))
+        one = keep | (diag_abs(a[imax, imax]) >= _ALPHA * rowmax) | (k == n - 1)
         kp = jnp.where(keep, k, imax)
-        kstep = jnp.where(keep | one_swap, 1, 2)
-        kstep = jnp.where(k == n - 1, 1, kstep)
+        kstep = jnp.where(one, 1, 2)
         kk = k + kstep - 1
-        a = jnp.where(zero, a.at[k, k].set(re(a[k, k])), _interchange(a, k, kk, kp, kstep, idx, conj, re))
-        upd1 = _update1(a, k, idx, herm and cplx, conj, re)
-        upd2 = _update2(a, k, idx, herm and cplx, conj, re)
-        a = jnp.where(zero, a, jnp.where(kstep == 1, upd1, upd2))
+        # interchange rows and columns kk and kp of the trailing block A[k:, k:]
+        perm = jnp.where(idx == kk, kp, jnp.where(idx == kp, kk, idx))
+        trail = (idx[:, None] >= k) & (idx[None, :] >= k)
+        a = jnp.tril(jnp.where(trail, f[perm][:, perm], a))
+        a = jnp.where(zero, state[0], jnp.where(kstep == 1, _update1(a, k, idx, herm, conj),
+                                                _update2(a, k, idx, herm, conj)))
         p = jnp.where(kstep == 1, kp + 1, -(kp + 1)).astype(jnp.int32)
+        k1 = jnp.minimum(k + 1, n - 1)
         piv = piv.at[k].set(p)
-        piv = jnp.where(kstep == 2, piv.at[jnp.minimum(k + 1, n - 1)].set(p), piv)
+        piv = piv.at[k1].set(jnp.where(kstep == 2, p, piv[k1]))
         info = jnp.where(zero & (info == 0), k + 1, info).astype(jnp.int32)
         return a, piv, info, k + kstep
 
     init = (a, jnp.zeros((n,), jnp.int32), jnp.int32(0), jnp.int32(0))
     a, piv, info, _ = jax.lax.while_loop(lambda s: s[3] < n, step, init)
-    return jnp.tril(a), piv, info
+    return a, piv, info
 
 
-def _interchange(a, k, kk, kp, kstep, idx, conj, re):
-    """Swap rows and columns kk and kp of the trailing block (lower triangle only), as sytf2."""
-    swap = kp != kk
-    ckk, ckp = a[:, kk], a[:, kp]
-    below = idx > kp
-    new_kk = jnp.where(below, ckp, ckk)
-    new_kp = jnp.where(below, ckk, ckp)
-    b = a.at[:, kk].set(new_kk).at[:, kp].set(new_kp)
-    # A[j, kk] <-> A[kp, j] for kk < j < kp (conjugated for Hermitian)
-    mid = (idx > kk) & (idx < kp)
-    col_kk = b[:, kk]
-    row_kp = b[kp, :]
-    b = b.at[:, kk].set(jnp.where(mid, conj(row_kp), col_kk))
-    b = b.at[kp, :].set(jnp.where(mid, conj(col_kk), b[kp, :]))
-    b = b.at[kp, kk].set(conj(b[kp, kk]))
-    dkk, dkp = re(b[kk, kk]), re(b[kp, kp])
-    b = b.at[kk, kk].set(dkp).at[kp, kp].set(dkk)
-    # a 2x2 block: A[k+1, k] <-> A[kp, k]
-    k1 = jnp.minimum(k + 1, a.shape[-1] - 1)
-    t1, t2 = b[k1, k], b[kp, k]
-    b2 = b.at[k, k].set(re(b[k, k])).at[kp, k].set(t1).at[k1, k].set(t2)
-    b = jnp.where(kstep == 2, b2, b)
-    plain = a.at[k, k].set(re(a[k, k]))
-    plain = jnp.where(kstep == 2, plain.at[k1, k1].set(re(plain[k1, k1])), plain)
-    return jnp.where(swap, b, plain)
-
-
-def _update1(a, k, idx, herm, conj, re):
-    """A 1x1 pivot: A[k+1:, k+1:] -= x x^T / d (x x^H for Hermitian), x /= d."""
-    d = re(a[k, k])
+def _update1(a, k, idx, herm, conj):
+    """A 1x1 pivot (LAPACK syr/her, then scal): A[i, j] += x_i * (-x_j / d) on the trailing lower triangle
+    (x_j conjugated for Hermitian, whose diagonal stays real), then x /= d."""
+    r = 1 / a[k, k]
     x = jnp.where(idx > k, a[:, k], 0)
-    r = 1 / d
     trail = (idx[:, None] > k) & (idx[None, :] > k) & (idx[:, None] >= idx[None, :])
-    out = a - jnp.where(trail, r * x[:, None] * conj(x)[None, :], 0)
+    out = a + jnp.where(trail, x[:, None] * (-r * conj(x))[None, :], 0)
     if herm:
         out = jnp.where(jnp.eye(a.shape[-1], dtype=bool), jnp.real(out).astype(a.dtype), out)
     return out.at[:, k].set(jnp.where(idx > k, r * x, a[:, k]))
 
 
-def _update2(a, k, idx, herm, conj, re):
+def _update2(a, k, idx, herm, conj):
     """A 2x2 pivot at rows k, k+1 (sytf2's / hetf2's formulas)."""
     n = a.shape[-1]
     k1 = jnp.minimum(k + 1, n - 1)
@@ -145,7 +124,8 @@ def _update2(a, k, idx, herm, conj, re):
     rows = idx > k + 1
     wk, wkp1 = jnp.where(rows, wk, 0), jnp.where(rows, wkp1, 0)
     trail = (idx[:, None] >= idx[None, :]) & rows[None, :]
-    out = a - jnp.where(trail, ck[:, None] * conj(wk)[None, :] + ck1[:, None] * conj(wkp1)[None, :], 0)
+    upd = ck[:, None] * conj(wk)[None, :] + ck1[:, None] * conj(wkp1)[None, :]  # (MKL's rounding)
+    out = a - jnp.where(trail, upd, 0)
     if herm:
         out = jnp.where(jnp.eye(n, dtype=bool) & rows[None, :], jnp.real(out).astype(a.dtype), out)
     out = out.at[:, k].set(jnp.where(rows, wk, out[:, k])).at[:, k1].set(jnp.where(rows, wkp1, out[:, k1]))
@@ -158,7 +138,7 @@ def _ldl_factor_k(a, herm):
     if a.size == 0:
         return a, jnp.zeros(batch + (n,), jnp.int32), jnp.zeros(batch, jnp.int32)
     flat = jax.lax.stop_gradient(a).reshape((-1, n, n))
-    ld, piv, info = jax.vmap(lambda m: _sytf2_one(m, herm))(flat)
+    ld, piv, info = jax.lax.map(lambda m: _sytf2_one(m, herm), flat)  # (vmap: a batched loop, slow to build)
     ld = _FACTOR_GRAD(ld.reshape(a.shape), a)
     return ld, piv.reshape(batch + (n,)), info.reshape(batch)
 
@@ -183,38 +163,25 @@ def _ldl_factor(name, A, hermitian, check):
     return new(ld, A._dtype, A), new(piv, D.int32, A), new(info, D.int32, A)
 
 
-@register(
-    "linalg_ldl_factor",
-    function=False,
-    method=False,
-    out=True,
-    kind="linalg",
-    grad_name="NotImplemented",
-)
-def linalg_ldl_factor(A, *, hermitian=False):
+@register("linalg_ldl_factor", function=False, method=False, kind="linalg", grad_name="NotImplemented")
+def linalg_ldl_factor(A, *, hermitian=False, out=None):
     """`torch.linalg.ldl_factor(A, *, hermitian=False, out=None)` -> (LD, pivots): Bunch-Kaufman LDL^T of a
     symmetric (LDL^H of a Hermitian, for complex A with hermitian=True) matrix, reading its lower triangle,
     in LAPACK sytrf's compact form and pivots. A zero pivot (singular A) raises the RuntimeError PyTorch
     2.13 raises there (its internal assert 'Unknown error code: k'), after reading `info` on the host (a
-    sync, as in PyTorch). No derivative (as PyTorch)."""
+    sync, as in PyTorch). No derivative (as PyTorch). out= is accepted with an input requiring grad, as in
+    PyTorch (torchshim's out then has no history)."""
     ld, piv, _ = _ldl_factor("torch.linalg.ldl_factor", A, hermitian, True)
-    return return_types.linalg_ldl_factor((ld, piv))
+    return write_plain_out(return_types.linalg_ldl_factor((ld, piv)), out)
 
 
-@register(
-    "linalg_ldl_factor_ex",
-    function=False,
-    method=False,
-    out=True,
-    kind="linalg",
-    grad_name="NotImplemented",
-)
-def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+@register("linalg_ldl_factor_ex", function=False, method=False, kind="linalg", grad_name="NotImplemented")
+def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     """`torch.linalg.ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None)` -> (LD, pivots,
-    info): info = k > 0 where D[k-1, k-1] is exactly zero (LAPACK's). No host sync unless check_errors."""
-    return return_types.linalg_ldl_factor_ex(
-        _ldl_factor("torch.linalg.ldl_factor_ex", A, hermitian, bool(check_errors))
-    )
+    info): info = k > 0 where D[k-1, k-1] is exactly zero (LAPACK's). No host sync unless check_errors.
+    out= as ldl_factor's."""
+    r = _ldl_factor("torch.linalg.ldl_factor_ex", A, hermitian, bool(check_errors))
+    return write_plain_out(return_types.linalg_ldl_factor_ex(r), out)
 
 
 # ---- solve -----------------------------------------------------------------------------------------------
@@ -283,18 +250,17 @@ def _ldl_solve_k(ld, piv, b, herm):
     ld_b = jnp.broadcast_to(jax.lax.stop_gradient(ld), batch + (n, n)).reshape((-1, n, n))
     piv_b = jnp.broadcast_to(piv, batch + (n,)).reshape((-1, n)).astype(jnp.int32)
     b_b = jnp.broadcast_to(jax.lax.stop_gradient(b), batch + (n, r)).reshape((-1, n, r))
-    x = jax.vmap(lambda m, p, y: _sytrs_one(m, p, y, herm))(ld_b, piv_b, b_b)
+    x = jax.lax.map(lambda t: _sytrs_one(*t, herm), (ld_b, piv_b, b_b))
     return _SOLVE_GRAD(x.reshape(batch + (n, r)), ld, b)
 
 
-@register(
-    "linalg_ldl_solve", function=False, method=False, out=True, kind="linalg", grad_name="NotImplemented"
-)
-def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
+@register("linalg_ldl_solve", function=False, method=False, kind="linalg", grad_name="NotImplemented")
+def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     """`torch.linalg.ldl_solve(LD, pivots, B, *, hermitian=False, out=None)`: X with A X = B from
     ldl_factor's (LD, pivots) (LAPACK sytrs / hetrs). B's batch dimensions broadcast against LD's; pivots
     must have LD's shape without its last dimension. Checking that every 1 <= |pivot| <= n reads the
-    pivots on the host, as PyTorch (skipped under jax tracing). No derivative (as PyTorch)."""
+    pivots on the host, as PyTorch (skipped under jax tracing). No derivative (as PyTorch); out= as
+    ldl_factor's."""
     name = "torch.linalg.ldl_solve"
     check_tensor("linalg_ldl_solve", LD, "LD", 1)
     check_tensor("linalg_ldl_solve", pivots, "pivots", 2)
@@ -333,4 +299,4 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
                     "result of ldl_factor?"
                 )
     herm = bool(hermitian) and LD._dtype.is_complex
-    return new(_ldl_solve_k(LD._value, piv, B._value, herm=herm), LD._dtype, LD)
+    return write_plain_out(new(_ldl_solve_k(LD._value, piv, B._value, herm=herm), LD._dtype, LD), out)

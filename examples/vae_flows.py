@@ -201,7 +201,8 @@ def train_agent(cfg, check):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--short", action="store_true", help="a few steps and episodes (CI)")
-    parser.add_argument("--check", action="store_true", help="reproducible across libraries: numpy randomness")
+    parser.add_argument("--check", action="store_true",
+                        help="reproducible across libraries: numpy randomness")
     args = parser.parse_args()
     cfg = SHORT if args.short else FULL
     torch.manual_seed(0)

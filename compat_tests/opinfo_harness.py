@@ -397,11 +397,15 @@ def _random_values(op, dtype):
     return False
 
 
-def build_manifest():
+def build_manifest(count_keys=None):
+    """The manifest from the installed torch's op_db. Counting samples enumerates every sample input of every
+    op (many minutes): `count_keys` (a set of keys) limits the counting to those ops, the others' counts are
+    None."""
     from torch.testing._internal.common_methods_invocations import op_db
     ops = {}
     for op in op_db:
         key = key_of(op)
+        counted = count_keys is None or key in count_keys
         assert key not in ops, f"duplicate OpInfo key {key}"
         dtypes = _tested_dtypes(op)
         backward = {str(d).removeprefix("torch.") for d in op.supported_backward_dtypes("cpu")}
@@ -409,12 +413,14 @@ def build_manifest():
         values = "exact"
         if op.has_nondeterministic_output or "empty" in op.name:
             values = "undefined"
+        elif not counted:
+            values = None  # deciding "random" draws samples too
         elif dtypes and _random_values(op, dtypes[0]):
             values = "random"
         ops[key] = {
             "name": op.name, "variant": op.variant_test_name, "dtypes": dtypes,
-            "samples": {d: _count(op, d, False) for d in dtypes},
-            "grad": grad, "grad_samples": _count(op, GRAD_DTYPE, True) if grad else 0,
+            "samples": {d: _count(op, d, False) if counted else None for d in dtypes},
+            "grad": grad, "grad_samples": (_count(op, GRAD_DTYPE, True) if counted else None) if grad else 0,
             "gradgrad": bool(grad and op.supports_gradgrad), "values": values,
         }
     return {"torch": torch.__version__.split("+")[0], "ops": ops}

@@ -103,7 +103,16 @@ def test_known_ids_are_cases():
 @pytest.mark.slow
 def test_manifest_is_current():
     """opinfo_manifest.json equals what the installed torch's op_db gives (rewrite it with
-    `python compat_tests/opinfo_harness.py --write-manifest`)."""
+    `python compat_tests/opinfo_harness.py --write-manifest`): every op's entry, and the sample counts of the
+    ops this file runs in CI (counting every op's samples takes many minutes)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert H.build_manifest()["ops"] == H.manifest()
+        built = H.build_manifest(count_keys=_DEFAULT)["ops"]
+    stored = H.manifest()
+    assert sorted(built) == sorted(stored)
+    for key, entry in built.items():
+        if key not in _DEFAULT:
+            entry = dict(entry, samples=stored[key]["samples"],
+                         grad_samples=stored[key]["grad_samples"] if entry["grad"] else 0,
+                         values=stored[key]["values"] if entry["values"] is None else entry["values"])
+        assert entry == stored[key], key

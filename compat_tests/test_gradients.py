@@ -101,7 +101,20 @@ _VANDER = ("PyTorch 2.13's vander backward fails ('one of the variables needed f
            "been modified by an inplace operation': its forward writes its own saved cumprod in place); "
            "torchshim returns the gradient (ops/combinatorics.py)")
 
+_HISTOGRAMDD = ("histogramdd of an input requiring grad: PyTorch's histogram requires grad with a "
+                "NotImplemented node (its backward raises 'the derivative for "
+                "_histogramdd_from_bin_tensors is not implemented'); torchshim's does not require grad "
+                "(ops/math_more.py)")
+_GRADIENT_F32 = ("torch.gradient with float32 coordinate tensors: the gradient w.r.t. the coordinates "
+                 "differs by float32 rounding (4.8e-7 where PyTorch's is exactly 0: the terms cancel in "
+                 "PyTorch's order, not in torchshim's; ops/math_more.py)")
+
 GAPS = _gaps(
+    gap(_HISTOGRAMDD, "requires_grad False vs True",
+        "histogramdd-float64-5x2-{(T.histogramdd(x,[T.tensor([-3.0,0.0,1.0,3.0],dtype=~ddb1072}"),
+    gap(_GRADIENT_F32, "first-order grad[1]",
+        "gradient-float32-3x4,4:float64[0,1]-dim=1-"
+        "{T.gradient(x,spacing=[T.cumsum(c + 0.5,0).to(x.real.~8f5fbbf}"),
     *(gap(r, m, *names) for r, m, names in linalg_functions_records.GRAD_GAPS),
     *(gap(r, m, *names) for r, m, names in linalg_decompositions_records.GRAD_GAPS),
     gap(_VANDER, "first-order backward: torch raised RuntimeError", "vander-float64-4"),

@@ -44,7 +44,7 @@ def _sets_workers(arg):
 
 
 BENCHES = ["eager_overhead", "autograd_step", "nn_step", "compile_step", "first_result", "random_init",
-           "data_loading"]
+           "data_loading", "distributed"]
 
 
 def _files_with_slow_cases():

@@ -190,12 +190,12 @@ def test_compiler_namespace():
 
 
 # ---- torch.distributed -------------------------------------------------------------------------------------
-def test_distributed_availability():
-    assert torchshim.distributed.is_available() is False  # until the distributed issue (torch here: True)
-    assert torchshim.distributed.is_initialized() is False
+def test_distributed_availability(monkeypatch):
+    both(lambda T: T.distributed.is_available())
     both(lambda T: T.distributed.is_initialized())
-    with pytest.raises(RuntimeError, match="no distributed backend"):
-        torchshim.distributed.init_process_group("gloo")
+    for var in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK"):
+        monkeypatch.delenv(var, raising=False)
+    both(lambda T: T.distributed.init_process_group("gloo"))  # env:// without RANK: PyTorch's ValueError
 
 
 @pytest.mark.parametrize("call", [

@@ -69,16 +69,18 @@ _default_device_stack = []
 
 @functools.lru_cache(maxsize=None)
 def gpu_devices():
-    """jax's gpu devices (empty on a CPU-only machine)."""
+    """This process's jax gpu devices (empty on a CPU-only machine; under torch.distributed, only the local
+    ones: torch.distributed clears this cache when it starts or stops the multi-process runtime)."""
     try:
-        return tuple(jax.devices("gpu"))
+        return tuple(jax.local_devices(backend="gpu"))
     except RuntimeError:
         return ()
 
 
 @functools.lru_cache(maxsize=None)
 def cpu_jax_device():
-    return jax.devices("cpu")[0]
+    """This process's jax cpu device (cached; torch.distributed clears the cache when the runtime changes)."""
+    return jax.local_devices(backend="cpu")[0]
 
 
 def _no_cuda():

@@ -5,10 +5,13 @@ import sys
 from .launch import USAGE_TARGET, UsageError, parse_target, run_target
 
 USAGE = f"""usage: python -m torchshim run {USAGE_TARGET}
+       python -m torchshim run --nproc_per_node N [TORCHRUN OPTIONS] [--seed N] (SCRIPT | -m MODULE) [ARGS...]
        python -m torchshim check [--rtol R] [--atol A] [--timeout S] [--python EXE] {USAGE_TARGET}
        python -m torchshim doctor SCRIPT
 
-  run     run an unmodified PyTorch script (or -m module) on torchshim: `import torch` gives torchshim
+  run     run an unmodified PyTorch script (or -m module) on torchshim: `import torch` gives torchshim;
+          with torchrun's options, N worker processes as torchrun starts them (`python -m torchshim run
+          --help` lists the options)
   check   run it under the real PyTorch and under torchshim and compare what both print (docs/porting.md)
   doctor  before running anything: every torch name SCRIPT and its local modules use, marked supported,
           supported with a documented difference, or missing, with file:line (exit status 1 if one is missing)
@@ -17,14 +20,41 @@ USAGE = f"""usage: python -m torchshim run {USAGE_TARGET}
              (check seeds with 0 unless given)"""
 
 
+def _is_launch(argv):
+    """Whether `run`'s arguments hold a launcher option (anything but --seed N / -m before the target):
+    `run --nproc_per_node N SCRIPT` is torchrun's launcher with torchshim as `torch` in each worker."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        if argv[i] == "--seed":
+            i += 2
+        elif argv[i] == "-m":
+            return False
+        else:
+            return True
+    return False
+
+
 def run_main(argv):
     """`python -m torchshim run [--seed N] (SCRIPT | -m MODULE) [ARGS...]`: install torchshim as `torch`
     (`install_as_torch`) and run the target as `__main__`, like `python SCRIPT ARGS` / `python -m MODULE
-    ARGS`: same sys.argv, sys.path[0], exit status and traceback."""
+    ARGS`: same sys.argv, sys.path[0], exit status and traceback.
+
+    With torchrun's options (`run --nproc_per_node N [--nnodes ...] SCRIPT ARGS`): the launcher of
+    torchshim/distributed/run.py, each worker running `python -m torchshim run SCRIPT ARGS`."""
+    if _is_launch(argv):
+        from ..distributed.run import main as launch_main
+
+        launch_main(argv, torchshim_run=True)
+        return 0
     try:
         seed, is_module, target, args = parse_target(argv)
     except UsageError as e:
         return _usage_error(e)
+    if is_module and target == "torch.distributed.run":  # `run -m torch.distributed.run ...`: torchrun
+        from ..distributed.run import main as launch_main
+
+        launch_main([*(["--seed", str(seed)] if seed is not None else []), *args], torchshim_run=True)
+        return 0
     from .install import install_as_torch
     from .workers import install_spawn_hook
 

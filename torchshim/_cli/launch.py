@@ -8,11 +8,14 @@ PyTorch in the reference interpreter.
 import builtins
 import importlib.machinery
 import io
+import json
 import os
 import random
 import runpy
 import signal
 import sys
+import time
+import traceback
 import types
 from pkgutil import get_importer
 
@@ -69,12 +72,30 @@ def _own_frame(code):
     return name in ours or name.startswith("<frozen runpy") or name == "<string>"
 
 
+def _record_error_file(exc):
+    """Under a launcher (`python -m torchshim run --nproc_per_node N`): write the uncaught Exception to the
+    file TORCHELASTIC_ERROR_FILE names, in the format of torch.distributed.elastic's `@record` (which the
+    launcher's failure summary reads), unless `@record` already wrote it."""
+    path = os.environ.get("TORCHELASTIC_ERROR_FILE")
+    if not path or not isinstance(exc, Exception) or os.path.exists(path):
+        return
+    data = {"message": {"message": f"{type(exc).__name__}: {exc}", "extraInfo": {
+        "py_callstack": "".join(traceback.format_exception(exc)), "timestamp": str(int(time.time()))}}}
+    try:
+        with open(path, "w") as f:
+            json.dump(data, f)
+    except OSError:
+        pass
+
+
 def _report_and_exit(exc):
-    """Print `exc` like Python's top level does for an uncaught exception and exit the same way."""
+    """Print `exc` like Python's top level does for an uncaught exception and exit the same way (writing
+    it to the launcher's error file first, `_record_error_file`)."""
     tb = exc.__traceback__
     while tb is not None and _own_frame(tb.tb_frame.f_code):
         tb = tb.tb_next
     exc.__traceback__ = tb  # the hook prints the exception's own traceback
+    _record_error_file(exc)
     sys.excepthook(type(exc), exc, tb)
     if isinstance(exc, KeyboardInterrupt):  # Python exits by SIGINT here, so the parent sees the signal
         sys.stdout.flush()

@@ -1,5 +1,5 @@
 """`torch.nn.parallel`: DataParallel and its pieces (replicate, scatter, parallel_apply, gather), and
-DistributedDataParallel (which needs process groups torchshim does not have)."""
+DistributedDataParallel (on torchshim's `torch.distributed`)."""
 from .data_parallel import DataParallel, data_parallel
 from .distributed import DistributedDataParallel
 from .parallel_apply import parallel_apply

@@ -1,26 +1,20 @@
 """`torch.utils.data.distributed.DistributedSampler`: each of `num_replicas` ranks reads a disjoint shard.
 
-torchshim has no `torch.distributed` yet: when `num_replicas` or `rank` is omitted, the sampler asks
-`torchshim.distributed` if that module exists, and otherwise raises PyTorch's error for a missing default
-process group (ValueError). The shuffle is `randperm(n)` from a Generator seeded with `seed + epoch`:
+When `num_replicas` or `rank` is omitted, the sampler reads them from the default process group
+(`torch.distributed.get_world_size()` / `get_rank()`: PyTorch's ValueError before init_process_group). The
+shuffle is `randperm(n)` from a Generator seeded with `seed + epoch`:
 reproducible and identical on every rank, but not PyTorch's order for the same seed (docs/rng.md)."""
 import math
 
 from ... import _api as torch
+from ... import distributed as dist
 
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
 
-_NO_PROCESS_GROUP = ("Default process group has not been initialized, please make sure to call "
-                     "init_process_group.")
-
 
 def _dist_query(name):
-    try:
-        from torchshim._api import distributed as dist
-    except ImportError:
-        raise ValueError(_NO_PROCESS_GROUP) from None
     if not dist.is_available():
         raise RuntimeError("Requires distributed package to be available")
     return getattr(dist, name)()

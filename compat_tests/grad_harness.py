@@ -150,8 +150,9 @@ def _second_order(T, pairs, leaves):
         return e
 
 
-def grad_pipeline(seed=1):
-    """`g(T, value, inputs) -> GradOutcome`: the gradient stages after the op returned `value`."""
+def grad_pipeline(seed=1, second_order=True):
+    """`g(T, value, inputs) -> GradOutcome`: the gradient stages after the op returned `value` (the
+    second-order stage only with `second_order`)."""
     def g(T, value, inputs):
         leaves = [t for t in _flat(inputs) if t.requires_grad and t.grad_fn is None]
         outs = [t for t in _flat(value) if _floating(t) and t.requires_grad]
@@ -167,15 +168,15 @@ def grad_pipeline(seed=1):
         firsts = [g1 for g1 in res.grad1 if g1 is not None]
         vs = [_random_like(T, g1, rng) for g1 in firsts]  # drawn for every gradient: same v in both libs
         pairs = [(g1, v) for g1, v in zip(firsts, vs) if g1.requires_grad]
-        if pairs:
+        if pairs and second_order:
             res.grad2 = _second_order(T, pairs, leaves)
         return res
     return g
 
 
-def run_grad(fn, specs, seed=0):
+def run_grad(fn, specs, seed=0, second_order=True):
     """(torch outcome, torchshim outcome) of `fn` with the gradient stages; Outcome.value is a GradOutcome."""
-    pipeline = grad_pipeline()
+    pipeline = grad_pipeline(second_order=second_order)
     specs = tuple(grad_specs(s) for s in specs)
 
     def case(T, *inputs):
@@ -243,11 +244,12 @@ def check_forward(ref, got, rtol=None, atol=None, msg="exact"):
     return True
 
 
-def check_grad(fn, specs=(), *, seed=0, rtol=None, atol=None, msg="exact", names=True):
-    """Run `fn(T, *inputs)` with gradients in both libraries and assert everything matches (see module doc).
+def check_grad(fn, specs=(), *, seed=0, rtol=None, atol=None, msg="exact", names=True, second_order=True):
+    """Run `fn(T, *inputs)` with gradients in both libraries and assert everything matches (see module doc);
+    `second_order=False` stops after the first-order gradients.
 
     Raises ForwardMismatch when the call itself differs (before any gradient is compared)."""
-    ref, got = run_grad(fn, specs, seed)
+    ref, got = run_grad(fn, specs, seed, second_order)
     if not check_forward(ref, got, rtol, atol, msg):
         return ref, got
     r, g = ref.value, got.value
@@ -274,6 +276,9 @@ def check_grad(fn, specs=(), *, seed=0, rtol=None, atol=None, msg="exact", names
 def record_grad_cases(records):
     """Per record, a few gradient cases (not the dtype cross product): float64 (else float32) first and last
     sample, float32 last sample when float64 was tested, complex128 first sample where the op takes complex.
+    The "first" cases also check second-order gradients; the "last" ones stop at first order
+    (`Case.second_order`): the gradient of the gradient is the costliest stage (about 45% of a case, each a
+    new set of compiled kernels), and one real and one complex sample per record check it.
 
     Case ids are stable names (`case_name`): the op, the dtype, a description of the sample and of the
     record's `call`, never a position, so adding records or samples doesn't rename other cases
@@ -301,7 +306,8 @@ def record_grad_cases(records):
             samples = list(one.samples(dtype))
             assert len(samples) == len(cases), f"{rec.name}: {len(cases)} cases for {len(samples)} samples"
             k = 0 if which == "first" else -1
-            c = dataclasses.replace(cases[k], id=case_name(rec, dtype, *samples[k]))
+            c = dataclasses.replace(cases[k], id=case_name(rec, dtype, *samples[k]),
+                                    second_order=which == "first")
             out.append(c)
     seen = {}
     for c in out:

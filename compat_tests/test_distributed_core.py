@@ -15,7 +15,6 @@ import importlib.util
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,7 @@ import pytest
 import torch
 
 import torchshim
+from dist_helpers import free_port
 import torchshim.distributed as tdist
 
 HERE = os.path.dirname(__file__)
@@ -36,12 +36,6 @@ _spec.loader.exec_module(W)
 
 
 # ----- launching --------------------------------------------------------------------------------------
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _env(rank, n, port, extra):
     env = dict(os.environ)
     env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(n),
@@ -56,7 +50,7 @@ def _env(rank, n, port, extra):
 
 def launch(n, scenario, impl="torchshim", extra=None, timeout=150, expect_rc=None):
     """Run the worker's scenario in n processes; [(returncode, record or None, output)] per rank."""
-    port = _free_port()
+    port = free_port()
     tmp = tempfile.mkdtemp(prefix="dist_core_")
     procs = []
     for r in range(n):
@@ -405,7 +399,7 @@ print("RESULT " + json.dumps(out), flush=True)
 
 
 def _run_inline(n, code, envs, timeout=60):
-    port = _free_port()
+    port = free_port()
     procs = [subprocess.Popen([sys.executable, "-c", code], env=_env(r, n, port, envs[r]),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               start_new_session=True) for r in range(n)]

@@ -7,44 +7,24 @@ with one process training on the full batch (rank 0 computes that reference), to
 (errors before init, the bucket assignment against PyTorch's) are not slow.
 """
 import functools
-import importlib.util
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 
-import jax
 import numpy as np
 import pytest
+import torch
 
 import torchshim
+from dist_helpers import compile_cache_env, free_port
 from torchshim.nn.parallel._reducer import bucket_assignment
-
-torch = pytest.importorskip("torch")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "scripts", "ddp_checks.py")
 PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torchshim.__file__)))
 TIMEOUT = 240  # seconds for the whole 2-process run (a cold jax compile cache on a loaded 2-core machine)
-
-
-def compile_cache_env():
-    """A jax compilation cache for the ranks, next to the suite's (conftest.py) unless that is off: each rank
-    compiles the same few hundred kernels. A size limit makes jax lock each entry (several processes)."""
-    suite_cache = jax.config.jax_compilation_cache_dir
-    if not suite_cache or importlib.util.find_spec("filelock") is None:
-        return {}
-    return {"JAX_COMPILATION_CACHE_DIR": suite_cache.rstrip("/\\") + "-distributed",
-            "JAX_COMPILATION_CACHE_MAX_SIZE": str(1 << 30), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
-            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run_ranks(lib, out_dir, world=2):

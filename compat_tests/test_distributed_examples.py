@@ -13,14 +13,13 @@ import importlib.util
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 
-import jax
 import pytest
 
 import torchshim
+from dist_helpers import compile_cache_env, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -41,30 +40,13 @@ GLOO_CONNECTED = re.compile(r"\[default\d+\]:\[Gloo\] Rank \d+ is connected to \
                             r"Expected number of connected peer ranks is : \d+")
 
 
-def compile_cache_env():
-    """A jax compilation cache for the ranks, next to the suite's (conftest.py) unless that is off: each rank
-    compiles the same few hundred kernels. A size limit makes jax lock each entry (several processes)."""
-    suite_cache = jax.config.jax_compilation_cache_dir
-    if not suite_cache or importlib.util.find_spec("filelock") is None:
-        return {}
-    return {"JAX_COMPILATION_CACHE_DIR": suite_cache.rstrip("/\\") + "-distributed",
-            "JAX_COMPILATION_CACHE_MAX_SIZE": str(1 << 30), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
-            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def launch(launcher, script, args, cwd):
     """Run `script args` with 2 processes under `launcher`; return (exit status, the ranks' lines, output)."""
     env = dict(os.environ, OMP_NUM_THREADS="1")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (PKG_PARENT, env.get("PYTHONPATH")) if p)
     env.pop("TORCHSHIM_CHECK_RUN", None)
     env.update(compile_cache_env())
-    cmd = [sys.executable, *LAUNCHERS[launcher], "--nproc_per_node", "2", "--master_port", str(_free_port()),
+    cmd = [sys.executable, *LAUNCHERS[launcher], "--nproc_per_node", "2", "--master_port", str(free_port()),
            "--tee", "3", os.path.join(EXAMPLES, script), *args]
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)

@@ -8,6 +8,8 @@ Cases
               SGD momentum 0.9: forward, backward, step, zero_grad) wrapped in DistributedDataParallel,
               against the same step without DDP run by the same 2 processes at the same time (so both see
               the same CPU contention): the ratio is DDP's overhead (gradient all-reduce, hooks)
+  ddp_compiled_step  (torchshim only) the same DDP step under torch.compile: one program per step with the
+              bucket all-reduce inside, against the compiled step without DDP
 
 Each library runs as 2 worker processes of this script (`--worker LIB`, rank/port in the environment); each
 timing is the median over `--batches` batches of `--iters` calls after warm-up, the slower rank's batch time
@@ -88,6 +90,11 @@ def worker(lib, args):
                                           max(1, args.iters // mb), args.batches, 2)
     out["local_step_ms"] = _timed(T, dist, _mlp_step(T, False), args.iters, args.batches, args.warmup)
     out["ddp_step_ms"] = _timed(T, dist, _mlp_step(T, True), args.iters, args.batches, args.warmup)
+    if lib == "torchshim":  # PyTorch's inductor would compile for minutes on this machine
+        out["local_compiled_step_ms"] = _timed(T, dist, T.compile(_mlp_step(T, False)), args.iters,
+                                               args.batches, args.warmup)
+        out["ddp_compiled_step_ms"] = _timed(T, dist, T.compile(_mlp_step(T, True)), args.iters,
+                                             args.batches, args.warmup)
     if dist.get_rank() == 0:
         with open(args.out, "w") as f:
             json.dump(out, f)
@@ -156,6 +163,13 @@ def main(argv=None):
                                    "overhead": over}
         print(f"ddp_step {lib:9} local {r['local_step_ms']:8.2f} ms  DDP {r['ddp_step_ms']:8.2f} ms  "
               f"overhead {over:.2f}x")
+        if "ddp_compiled_step_ms" in r:
+            c_over = r["ddp_compiled_step_ms"] / r["local_compiled_step_ms"]
+            rows[f"ddp_compiled_step_{lib}"] = {"local_ms": r["local_compiled_step_ms"],
+                                                "ddp_ms": r["ddp_compiled_step_ms"], "overhead": c_over,
+                                                "vs_eager_ddp": r["ddp_compiled_step_ms"] / r["ddp_step_ms"]}
+            print(f"ddp_compiled_step {lib:9} local {r['local_compiled_step_ms']:8.2f} ms  DDP "
+                  f"{r['ddp_compiled_step_ms']:8.2f} ms  overhead {c_over:.2f}x")
     bw = [row["ratio"] for k, row in rows.items() if k.startswith("all_reduce") and row["ratio"] is not None]
     ddp_over = rows["ddp_step_torchshim"]["overhead"]
     if bw:

@@ -12,6 +12,12 @@ While torch.compile traces a function (under `jax.jit`), `Capture` is installed 
   module) are program outputs too: their arrays are set from the program's results after each call;
 - each generator's draws take the key data and the draw count from program inputs, so every call draws what
   the eager code would draw at that point of the stream (`k`-th draw of a call: count before the call + k).
+
+Collectives (torch.distributed, which reads this module; the compiler does not import it): a collective on
+the world group traced inside a capture appends its signature to `cap.collectives`. In the discovery trace
+(`cap.axis` None) it stands in for the result with a value of the right shape and dtype; the compiler then
+traces the final program inside `jax.shard_map` over `collective_runtime.mesh()` with `cap.axis` set to the
+mesh's axis name, where the collective emits `jax.lax.psum`/... on that axis.
 """
 import gc
 import weakref
@@ -22,9 +28,15 @@ import numpy as np
 
 from .. import _random, _storage
 
-__all__ = ["Capture", "active"]
+__all__ = ["Capture", "active", "collective_runtime"]
 
 _active = []
+
+# torch.distributed's hooks for programs that contain collectives, set when it is imported: an object with
+# `mesh()` (the world group's Mesh, axis "r"; None when no group of more than one process exists),
+# `to_global(local)` / `to_local(global)` (this rank's array <-> the global array of the mesh) and
+# `agree(signature)` (every rank runs the same program, or a clear error); None when it is not imported
+collective_runtime = None
 
 
 def active():
@@ -55,6 +67,8 @@ class Capture:
         self.external = {}  # id -> (storage, original array): storages written that were not lifted
         self.created = []  # weakrefs of storages created by the trace
         self._created_ids = set()
+        self.collectives = []  # signatures of the collectives traced (see the module docstring)
+        self.axis = None  # the mesh axis name when the trace runs inside the collective program's shard_map
 
     # ----- hooks --------------------------------------------------------------------------------------------
     def read(self, st):

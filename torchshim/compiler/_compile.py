@@ -44,13 +44,23 @@ class OptimizedModule(Module):
         self._orig_mod = mod
         self.dynamo_ctx = None
         target = mod if fn is None else fn
+        # a module whose forward does eager work around an inner module (DistributedDataParallel: buffer
+        # broadcast, arming its gradient reducer) gives `_compile_split() -> (inner, wrapper)`: the program
+        # is the inner module's forward and `wrapper(compiled_inner, *args, **kwargs)` runs at every call
+        split = getattr(mod, "_compile_split", None) if fn is None else None
+        inner, wrapper = split() if split is not None else (mod, None)
+        if split is not None:
+            target = inner
         self.__dict__["_compiled"] = CompiledFunction(
             target, fullgraph=fullgraph, dynamic=dynamic, name=type(mod).__name__,
-            roots=lambda: [mod] + _guards.roots_of(type(mod).forward))
-        self.forward = self._compiled
+            roots=lambda: [inner] + _guards.roots_of(type(inner).forward))
+        self.__dict__["_wrapper"] = wrapper
+        self.forward = self._compiled if wrapper is None else self.__call__
         _REGISTRY.add(self._compiled)
 
     def __call__(self, *args, **kwargs):
+        if self._wrapper is not None:
+            return self._wrapper(self._compiled, *args, **kwargs)
         return self._compiled(*args, **kwargs)
 
     def __getattr__(self, name):

@@ -18,12 +18,21 @@
 3. Run. The inputs' current arrays go in; results come back as fresh tensors (views of inputs stay views);
    written storages, storages created by the trace that outlive it, and generators' draw counts are updated.
 
+Collectives (torch.distributed's all_reduce, broadcast, all_gather(_into_tensor) on the world group of more
+than one process; see distributed/_traced.py): when the discovery trace records one (`Capture.collectives`),
+the final program is the user function inside `jax.shard_map` over the world Mesh (axis "r", `_collective`):
+each input and output is this rank's array (the global array is the ranks' arrays concatenated along dim 0,
+0-d arrays as (1,)), and each call first agrees with the other ranks on the program (a clear error, not a
+hang, when they differ). A compiled forward whose outputs require grad (a tape node) cannot hold collectives:
+it is a graph break. Programs without collectives are unchanged.
+
 A host read (`.item()`, `bool(t)`, `print(t)`, `.numpy()`, data-dependent shapes) cannot be traced: with
 `fullgraph=True` it raises `torch._dynamo.exc.Unsupported` naming the user's file and line; otherwise the call
 runs eagerly (all of it; the program is not split) with one warning per site, and later calls with the same
 signature run eagerly without tracing again.
 """
 import collections
+import hashlib
 import linecache
 import os
 import sys
@@ -31,6 +40,9 @@ import warnings
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
 
 from .. import _dtype as _D
 from .. import _precision, _random
@@ -221,7 +233,8 @@ class _Entry:
     """One compiled program and how to feed it and apply its results."""
 
     __slots__ = ("eager", "program", "inputs", "donated", "donate", "misses", "external", "survivors", "gens",
-                 "draws", "template", "outs", "float_idx", "mode", "primals", "diff_forward", "name", "calls")
+                 "draws", "template", "outs", "float_idx", "mode", "primals", "diff_forward", "name", "calls",
+                 "collectives")
 
 
 def _modes():
@@ -344,6 +357,10 @@ class CompiledFunction:
         if probe.changes_state:
             return None
         mode = "forward" if (probe.out_grad and not probe.backward) else "step"
+        if probe.collectives and mode == "forward":
+            raise RuntimeError(f"{probe.collectives[0].split('(')[0]} cannot run inside jax tracing of a "
+                               "compiled forward whose outputs require grad (torch.compile traces "
+                               "collectives only into programs that run no tape node)")
         if mode == "forward" and probe.foreign:
             # a tensor that requires grad, read but not found by the walk, would get no gradient
             raise _NotFound(f"the function reads {len(probe.foreign)} tensor(s) that require grad which "
@@ -383,6 +400,7 @@ class CompiledFunction:
                 probe.new_gens = list(cap.new_generators)
                 probe.written = set(cap.written)
                 probe.used = set(cap.used)
+                probe.collectives = list(cap.collectives)
                 cap.restore()
             return 0
         arrays = [s._array for s in lifted]
@@ -408,6 +426,7 @@ class CompiledFunction:
         e.misses = list(misses)
         e.gens = list(gens)
         e.primals = []
+        axis = "r" if probe.collectives else None
         if mode == "forward":
             used_ids = {id(storages[i]) for i in used}
             for t in state.tensors:
@@ -428,6 +447,7 @@ class CompiledFunction:
             arrays = list(don) + list(kept) + list(miss_arrays)
             n_in = len(e.donated) + len(e.inputs)
             with Capture(lifted, arrays, gens, rng) as cap:
+                cap.axis = axis
                 if mode == "forward":
                     with no_grad():
                         res = fn(*args, **kwargs)
@@ -475,8 +495,11 @@ class CompiledFunction:
                         specs = [("surv", n, sp[2]) if sp[0] == "new" and sp[1] == j and sp[2][1] is not None
                                  else sp for sp in specs]
                 surv_out = [s._array for s in surv]
+                if cap.collectives and axis is None:
+                    raise RuntimeError("torch.distributed collectives cannot run inside jax tracing "
+                                       "here: the discovery trace saw none")
                 meta.update(template=template, specs=specs, ext=ext, surv=surv, draws=list(cap.draws),
-                            float_idx=float_idx)
+                            float_idx=float_idx, collectives=list(cap.collectives))
                 cap.restore()
             return out_arrays, (don_out, miss_out, ext_out, surv_out)
 
@@ -503,8 +526,12 @@ class CompiledFunction:
             def program(don, kept, miss_arrays, rng):
                 outs, rest = run_user(don, kept, miss_arrays, rng)
                 return outs, rest, None
-        jitted = jax.jit(program, donate_argnums=(0,) if e.donate else ())
-        e.program = jitted.trace(don0, kept0, miss0, rng0).lower().compile()
+        if axis is not None:
+            e.program = _collective(program, (don0, kept0, miss0, rng0), e.donate, self.name, meta)
+        else:
+            jitted = jax.jit(program, donate_argnums=(0,) if e.donate else ())
+            e.program = jitted.trace(don0, kept0, miss0, rng0).lower().compile()
+        e.collectives = meta["collectives"]
         e.diff_forward = diff_forward if ppos else None
         e.template = meta["template"]
         e.outs = meta["specs"]
@@ -514,6 +541,54 @@ class CompiledFunction:
         e.draws = meta["draws"]
         # the survivors hold tracers until the first run writes them; nothing reads them before that
         return e
+
+
+def _collective(program, args, donate, name, meta):
+    """The program of a function that contains collectives: `program` inside `jax.shard_map` over the world
+    Mesh (axis "r"), compiled; returns the callable `_run` calls with this rank's arrays. Each call agrees
+    with the other ranks on the program's signature, builds the global inputs and returns this rank's
+    outputs."""
+    rt = _capture.collective_runtime
+    mesh = rt.mesh()
+    n = mesh.devices.size
+    leaves, tree = jax.tree.flatten(args)
+    in_nd = [np.ndim(a) for a in leaves]
+    out = {}
+
+    def body(*flat):
+        flat = [a.reshape(()) if nd == 0 else a for a, nd in zip(flat, in_nd)]
+        outs, rest, _ = program(*jax.tree.unflatten(tree, flat))
+        res, out["tree"] = jax.tree.flatten((outs, rest))
+        out["nd"] = [a.ndim for a in res]
+        return [a.reshape(1) if a.ndim == 0 else a for a in res]
+
+    smap = jax.shard_map(body, mesh=mesh, in_specs=tuple(P("r") for _ in leaves), out_specs=P("r"),
+                         check_vma=False)
+    n_don = len(args[0]) if donate else 0
+    sharding = NamedSharding(mesh, P("r"))
+    specs = []
+    for a in leaves:
+        shape = tuple(np.shape(a)) or (1,)
+        specs.append(jax.ShapeDtypeStruct((n * shape[0],) + shape[1:], jnp.asarray(a).dtype,
+                                          sharding=sharding))
+    compiled = jax.jit(smap, donate_argnums=tuple(range(n_don))).trace(*specs).lower().compile()
+    colls = meta["collectives"]
+    digest = hashlib.sha1(repr([(s.shape, str(s.dtype)) for s in specs] + colls).encode()).hexdigest()[:12]
+    shown = ", ".join(colls[:3]) + (f", ... ({len(colls)} in all)" if len(colls) > 3 else "")
+    signature = f"compiled {name} (program {digest}: {shown})"
+    out_nd, out_tree = out["nd"], out["tree"]
+
+    def call(don, kept, miss, rng):
+        if rt.mesh() is not mesh:
+            raise RuntimeError(f"torch.compile: {name} holds collectives compiled for a process group that "
+                               "was destroyed; call torch.compiler.reset() after init_process_group")
+        rt.agree(signature)
+        flat = [rt.to_global(a) for a in jax.tree.leaves((don, kept, miss, rng))]
+        res = compiled(*flat)
+        outs, rest = jax.tree.unflatten(out_tree, [rt.to_local(a, nd) for a, nd in zip(res, out_nd)])
+        return outs, rest, None
+    call.signature = signature
+    return call
 
 
 class _GradInputs:
@@ -540,7 +615,7 @@ class _GradInputs:
 
 class _Probe:
     __slots__ = ("misses", "new_gens", "written", "used", "backward", "out_grad", "index", "changes_state",
-                 "out_storages", "foreign")
+                 "out_storages", "foreign", "collectives")
 
 
 class _Snapshot:

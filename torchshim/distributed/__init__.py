@@ -5,9 +5,9 @@ One module per role: `_rendezvous` (init methods, torchrun's environment), `_run
 start/stop, the coordination key-value store, dead/late peer detection), `_store` (Store, HashStore,
 FileStore, PrefixStore, TCPStore), `_groups` (ProcessGroup, new_group, rank queries), `_agree` (the ranks'
 agreement before each collective), `_programs` (one compiled program per collective/shape/dtype/group),
-`_collectives`, `_objects`, `_p2p`, `_work` (Work of async_op=True), `_init` (init/destroy). Before
-init_process_group the rank queries and collectives raise PyTorch's ValueError for a missing default process
-group.
+`_collectives`, `_traced` (collectives inside torch.compile programs), `_objects`, `_p2p`, `_work` (Work of
+async_op=True), `_init` (init/destroy). Before init_process_group the rank queries and collectives raise
+PyTorch's ValueError for a missing default process group.
 """
 from ._collectives import (all_gather, all_gather_into_tensor, all_reduce, all_to_all, all_to_all_single,
                            barrier, broadcast, gather, monitored_barrier, reduce, reduce_scatter,

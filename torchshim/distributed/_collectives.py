@@ -25,9 +25,10 @@ import numpy as np
 from .. import _api as torch
 from .._promotion import short_name
 from .._tensor import Tensor
-from . import _agree, _groups, _programs, _runtime
+from ..compiler import _capture
+from . import _agree, _groups, _programs, _runtime, _traced
 from ._types import GroupMember, ReduceOp
-from ._work import Work
+from ._work import Work, completed
 
 __all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "gather", "scatter",
            "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "barrier",
@@ -63,8 +64,14 @@ def _list_arg(ts, param):
 
 
 def not_traced(what, *tensors):
-    """A collective inside torch.compile's trace is a graph break (the compiled call runs eagerly): the
-    compiler treats a RuntimeError mentioning jax tracing as one."""
+    """A collective that is not traced into the program (see `_traced`) inside torch.compile's trace is a
+    graph break (the compiled call runs eagerly): the compiler treats a RuntimeError mentioning jax tracing
+    as one."""
+    if _capture.active() is not None:
+        raise RuntimeError(f"torch.distributed.{what} cannot run inside jax tracing (torch.compile): only "
+                           "all_reduce, broadcast, all_gather and all_gather_into_tensor on the default "
+                           "group are traced into the program, so this call of the compiled function runs "
+                           "eagerly")
     for t in tensors:
         if isinstance(t, Tensor) and isinstance(t._storage.array, jax.core.Tracer):
             raise RuntimeError(f"torch.distributed.{what} cannot run inside jax tracing (torch.compile): "
@@ -182,6 +189,13 @@ def finish(outs, writes, async_op, value):
     return None
 
 
+def _traced_finish(writes, async_op, value):
+    """`finish` inside a torch.compile trace: the results are traced values; a Work is already complete."""
+    for t, a in writes:
+        t._write(a)
+    return completed(value) if async_op else None
+
+
 def _backend_error(e, pg=None):
     """The DistBackendError of a failed collective program, naming the rank that left or died."""
     from ._exceptions import DistBackendError
@@ -221,13 +235,21 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     `tensor` becomes the reduction over the group (SUM, PRODUCT, MIN, MAX, AVG; BAND/BOR/BXOR on integers
     and bool)."""
     _tensor_arg(tensor)
-    not_traced("all_reduce", tensor)
+    traced = _traced.capture_for("all_reduce", group)
+    if traced is None:
+        not_traced("all_reduce", tensor)
     pg = group_for("all_reduce", group)
     if pg is None:
         return None
     _gloo_dtype(tensor)
     op = _check_op("all_reduce", op, tensor)
-    _agree.agree(pg, _sig("all_reduce", f"shape={_shape(tensor)}", tensor._dtype, op), "all_reduce")
+    sig = _sig("all_reduce", f"shape={_shape(tensor)}", tensor._dtype, op)
+    if traced is not None:
+        out = _traced.reduce_value(traced[0], pg, sig, _to_wire(tensor._value),
+                                   _reduction_kind(op, tensor._dtype))
+        out = _avg(_from_wire(out, tensor._dtype), op, pg.size(), tensor._dtype)
+        return _traced_finish([(tensor, out)], async_op, [tensor])
+    _agree.agree(pg, sig, "all_reduce")
     out = _run(_reduction_kind(op, tensor._dtype), pg, _to_wire(tensor._value))
     out = _avg(_from_wire(out, tensor._dtype), op, pg.size(), tensor._dtype)
     return finish([out], [(tensor, out)], async_op, [tensor])
@@ -237,11 +259,16 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """`torch.distributed.broadcast(tensor, src=None, group=None, async_op=False, group_src=None)`: every
     rank's `tensor` becomes rank src's."""
     _tensor_arg(tensor)
-    not_traced("broadcast", tensor)
+    traced = _traced.capture_for("broadcast", group)
+    if traced is None:
+        not_traced("broadcast", tensor)
     pg, gr = _rooted_group("broadcast", group, src, group_src, "src")
     _gloo_dtype(tensor)
-    _agree.agree(pg, _sig("broadcast", f"shape={_shape(tensor)}", tensor._dtype, f"src={pg._ranks[gr]}"),
-                 "broadcast")
+    sig = _sig("broadcast", f"shape={_shape(tensor)}", tensor._dtype, f"src={pg._ranks[gr]}")
+    if traced is not None:
+        out = _from_wire(_traced.pick_value(traced[0], pg, sig, _to_wire(tensor._value), gr), tensor._dtype)
+        return _traced_finish([(tensor, out)], async_op, [tensor])
+    _agree.agree(pg, sig, "broadcast")
     out = _from_wire(_run(f"pick:{gr}", pg, _to_wire(tensor._value)), tensor._dtype)
     return finish([out], [(tensor, out)], async_op, [tensor])
 
@@ -261,9 +288,13 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     return finish([out], [(tensor, out)] if pg.rank() == gr else [], async_op, [tensor])
 
 
-def _gather_all(what, pg, tensor):
-    """(n, *shape) of every rank's `tensor`, after the agreement."""
-    _agree.agree(pg, _sig(what, f"shape={_shape(tensor)}", tensor._dtype), what)
+def _gather_all(what, pg, tensor, traced=None):
+    """(n, *shape) of every rank's `tensor`, after the agreement (traced into the program inside a
+    torch.compile trace)."""
+    sig = _sig(what, f"shape={_shape(tensor)}", tensor._dtype)
+    if traced is not None:
+        return _from_wire(_traced.gather_value(traced[0], pg, sig, _to_wire(tensor._value)), tensor._dtype)
+    _agree.agree(pg, sig, what)
     return _from_wire(_run("gather", pg, _to_wire(tensor._value)), tensor._dtype)
 
 
@@ -272,7 +303,9 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     rank i's `tensor`."""
     _list_arg(tensor_list, "tensor_list")
     _tensor_arg(tensor)
-    not_traced("all_gather", tensor, *tensor_list)
+    traced = _traced.capture_for("all_gather", group)
+    if traced is None:
+        not_traced("all_gather", tensor, *tensor_list)
     pg = group_for("all_gather", group)
     if pg is None:
         return None
@@ -287,7 +320,9 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         if t._shape != tensor._shape:
             raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index {i} (expected "
                                f"{_gloo_shape(tensor, tensor._shape)}, got {_gloo_shape(tensor, t._shape)})")
-    out = _gather_all("all_gather", pg, tensor)
+    out = _gather_all("all_gather", pg, tensor, traced)
+    if traced is not None:
+        return _traced_finish([(t, out[i]) for i, t in enumerate(tensor_list)], async_op, [list(tensor_list)])
     return finish([out], [(t, out[i]) for i, t in enumerate(tensor_list)], async_op, [list(tensor_list)])
 
 
@@ -297,7 +332,9 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     raises as with PyTorch's gloo."""
     _tensor_arg(output_tensor, "output_tensor")
     _tensor_arg(input_tensor, "input_tensor")
-    not_traced("all_gather_into_tensor", output_tensor, input_tensor)
+    traced = _traced.capture_for("all_gather_into_tensor", group)
+    if traced is None:
+        not_traced("all_gather_into_tensor", output_tensor, input_tensor)
     pg = group_for("all_gather_into_tensor", group)
     if pg is None:
         return None
@@ -309,7 +346,9 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         chunk = ((-(-outs[0] // n),) + outs[1:]) if outs else ()
         raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index 0 (expected "
                            f"{_gloo_shape(input_tensor, ins)}, got {_gloo_shape(input_tensor, chunk)})")
-    out = _gather_all("all_gather_into_tensor", pg, input_tensor).reshape(output_tensor._shape)
+    out = _gather_all("all_gather_into_tensor", pg, input_tensor, traced).reshape(output_tensor._shape)
+    if traced is not None:
+        return _traced_finish([(output_tensor, out)], async_op, [output_tensor])
     return finish([out], [(output_tensor, out)], async_op, [output_tensor])
 
 
@@ -526,6 +565,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
 def barrier(group=None, async_op=False, device_ids=None):
     """`torch.distributed.barrier(group=None, async_op=False, device_ids=None)`: returns when every rank of
     the group has called it (the agreement of `_agree` is the barrier); a dead or late rank is named."""
+    not_traced("barrier")
     pg = group_for("barrier", group)
     if pg is None:
         return None
@@ -541,6 +581,7 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     group waits for every other rank up to `timeout` (the group's by default) and raises RuntimeError naming
     the first rank that did not arrive (all of them with wait_all_ranks); the others wait for rank 0's
     release."""
+    not_traced("monitored_barrier")
     pg = group_for("monitored_barrier", group)
     if pg is None:
         return None

@@ -5,9 +5,11 @@
 host:port, every rank connects a client. It runs in two phases: a probe (a service and client with an error
 callback, so that a missing rank or a wrong world_size is a Python exception within the timeout instead of
 JAX's fatal abort) that also checks that every rank was given the same world_size, then the real
-`jax.distributed` state the CPU backend's gloo collectives are built on. `stop()` leaves it cleanly: ranks
-other than 0 disconnect at once, rank 0 waits (up to the timeout) until they have before shutting the
-service down, since a client whose service vanishes aborts its process. The same runs at interpreter exit.
+`jax.distributed` state the CPU backend's gloo collectives are built on (`_coordination.connect`): its
+service runs in a process of its own started by rank 0, which outlives rank 0 (a client whose service
+vanishes aborts its process), so that rank 0 dying raises DistBackendError naming it on the other ranks like
+any dead peer. `stop()` leaves the job: every rank marks itself exited and disconnects; the service's
+process leaves once every rank has. The same runs at interpreter exit.
 
 `client()` is the coordination key-value store; `wait_key(key, peer, ...)` blocks on a key in one-second
 slices, asking the service between slices whether the peer is still alive, so that a dead peer is named at
@@ -20,6 +22,7 @@ import time
 import jax
 
 from .. import _device
+from . import _coordination
 from ._exceptions import DistBackendError, DistNetworkError, DistStoreError
 
 __all__ = ["start", "stop", "is_running", "client", "rank", "world_size", "timeout", "wait_key",
@@ -119,9 +122,7 @@ def _probe(host, port, n, my_rank, timeout_s):
     service = None
     if my_rank == 0:
         try:
-            service = lib.get_distributed_runtime_service(f"[::]:{port}", n,
-                                                          heartbeat_timeout=_heartbeat(timeout_s),
-                                                          shutdown_timeout=5, recoverable=True)
+            service = _coordination.service(f"[::]:{port}", n, _heartbeat(timeout_s), 5)
         except Exception as e:
             raise DistNetworkError(f"The server socket has failed to listen on any local network address. "
                                    f"port: {port}, useIpv6: false, code: -98, name: EADDRINUSE, message: "
@@ -232,12 +233,12 @@ def start(host, port, n, my_rank, timeout_s):
         raise RuntimeError("torchshim.distributed: the runtime is already running")
     port2 = _probe(host, port, n, my_rank, timeout_s)
     _configure_jax()
-    jd = _jax_dist()
     try:
-        jd.initialize(f"{host}:{port2}", n, my_rank, initialization_timeout=max(1, int(timeout_s)),
-                      heartbeat_timeout_seconds=_heartbeat(timeout_s))
+        _coordination.connect(host, port2, n, my_rank, timeout_s, _heartbeat(timeout_s), f"{host}:{port}")
     except Exception as e:
-        raise DistStoreError(f"init_process_group: jax.distributed.initialize failed: {e}") from None
+        _coordination.disconnect()
+        raise DistStoreError(f"init_process_group: connecting to the coordination service failed: "
+                             f"{e}") from None
     _S.running, _S.rank, _S.world_size, _S.timeout = True, my_rank, n, float(timeout_s)
     _S.coordinator = f"{host}:{port}"
     # check that the backend sees one device per process (builds the CPU client with its collectives)
@@ -254,23 +255,21 @@ def start(host, port, n, my_rank, timeout_s):
 
 
 def stop():
-    """Leave the job (see the module docstring) and drop the distributed backend."""
+    """Leave the job: mark this rank as exited (its peers then name it as having left), disconnect from the
+    coordination service (its host process leaves once every rank has) and drop the distributed backend."""
     if not _S.running:
         return
-    jd = _jax_dist()
-    gs = jd.global_state
-    deadline = time.monotonic() + _S.timeout
+    gs = _jax_dist().global_state
     _HB.stop()
-    cl, service = gs.client, gs.service
+    cl = gs.client
     _quietly(cl.key_value_set, f"torchshim/exited/{_S.rank}", "1")
     if gs.preemption_sync_manager is not None:
         _quietly(gs.preemption_sync_manager.shutdown)
         gs.preemption_sync_manager = None
     gs.client = gs.service = None
     _S.running = False
-    others = [r for r in range(_S.world_size) if r != _S.rank]
-    _graceful_shutdown(cl, service, _S.rank, _S.world_size, deadline,
-                       lambda: all(_peer_state(cl, r) != "alive" for r in others))
+    _quietly(cl.shutdown)
+    _coordination.reap()
     from jax.extend.backend import clear_backends
     clear_backends()
     _device.cpu_jax_device.cache_clear()

@@ -10,6 +10,7 @@ import warnings
 
 from ... import _api as torch
 from ... import distributed as dist
+from ...compiler import _capture
 from ..modules.module import Module
 from ._reducer import DEFAULT_FIRST_BUCKET_BYTES, GradBucket, Reducer
 
@@ -71,7 +72,9 @@ def _broadcast_coalesced(tensors, src, group):
             if chunk:
                 flat = torch.cat([c.detach().reshape(-1) for c in chunk])
                 dist.broadcast(flat, src, group=group)
-                if not is_src:
+                if not is_src or _capture.active() is not None:
+                    # (inside a torch.compile trace every rank writes, src its own values: the ranks' programs
+                    # must be the same to run together)
                     o = 0
                     for c in chunk:
                         c.copy_(flat[o:o + c.numel()].view(c.shape))
@@ -263,13 +266,22 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs, **kwargs):
         """Broadcast the buffers from rank 0 (when `will_sync_module_buffers()`), run the module, and arm
         the gradient reducer when grad mode is on and sync is required."""
+        return self._forward_with(self.module, *inputs, **kwargs)
+
+    def _compile_split(self):
+        """`torch.compile(ddp)`: the program is the wrapped module's forward; the buffer broadcast and the
+        arming of the reducer run eagerly around it at every call (PyTorch's compiled DDP also keeps them
+        outside its graphs); the backward, with its bucket all-reduces, is eager."""
+        return self.module, self._forward_with
+
+    def _forward_with(self, run_module, *inputs, **kwargs):
         if self.will_sync_module_buffers():
             with torch.no_grad():
                 _broadcast_coalesced(self._module_buffers(), self._src, self.process_group)
         if self.device_ids:
             device = torch.device(self.device_type, self.device_ids[0])
             inputs, kwargs = _to_device(inputs, device), _to_device(kwargs, device)
-        output = self.module(*inputs, **kwargs)
+        output = run_module(*inputs, **kwargs)
         if torch.is_grad_enabled() and self.require_backward_grad_sync:
             self.require_forward_param_sync = True
             self._reducer.prepare_for_backward(_find_tensors(output) if self._reducer.find_unused else [])

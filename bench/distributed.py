@@ -1,5 +1,6 @@
 """torch.distributed with 2 local processes, side by side in one run: real PyTorch's gloo vs torchshim (JAX's
-multi-process runtime, gloo CPU collectives).
+multi-process runtime, gloo CPU collectives) vs hand-written JAX (the same psum program torchshim runs,
+called directly: the all_reduce rows only).
 
 Cases
   all_reduce  `dist.all_reduce` (SUM, in place) of a float32 tensor of 1, 4, 16 and 64 MB; bus bandwidth
@@ -101,6 +102,55 @@ def worker(lib, args):
     dist.destroy_process_group()
 
 
+def jax_worker(args):
+    """The hand-written JAX column: `jax.distributed` + one `jit(shard_map(psum))` per size over both
+    processes' CPU devices (gloo), the floor under torchshim's all_reduce (which adds the ranks' agreement,
+    the facade's write and the checks)."""
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    jax.distributed.initialize(f"{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}", world, rank)
+    mesh = Mesh(jax.devices(), ("r",))
+    sharding = NamedSharding(mesh, P("r"))
+    dev = jax.local_devices()[0]
+
+    def program(fn):
+        return jax.jit(jax.shard_map(fn, mesh=mesh, in_specs=P("r"), out_specs=P("r")))
+    psum, pmax = program(lambda x: jax.lax.psum(x, "r")), program(lambda x: jax.lax.pmax(x, "r"))
+
+    def glob(a):
+        return jax.make_array_from_single_device_arrays((world * a.shape[0],), sharding, [a])
+
+    def local(g):
+        return g.addressable_shards[0].data
+
+    def slowest(ms):
+        return float(local(pmax(glob(jax.device_put(jnp.array([ms], jnp.float32), dev))))[0])
+
+    out = {"all_reduce_ms": {}, "version": jax.__version__}
+    for mb in SIZES_MB:
+        x = jax.device_put(jnp.ones(mb * 1024 * 1024 // 4, jnp.float32), dev)
+        iters = max(1, args.iters // mb)
+        for _ in range(2):
+            local(psum(glob(x))).block_until_ready()
+        times = []
+        for _ in range(args.batches):
+            slowest(0.0)  # a barrier
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                r = local(psum(glob(x)))
+            r.block_until_ready()
+            times.append(slowest((time.perf_counter() - t0) / iters * 1e3))
+        out["all_reduce_ms"][mb] = statistics.median(times)
+    if rank == 0:
+        with open(args.out, "w") as f:
+            json.dump(out, f)
+    jax.distributed.shutdown()
+
+
 # ---- the parent ----------------------------------------------------------------------------------------
 def _free_port():
     with socket.socket() as s:
@@ -140,6 +190,8 @@ def main(argv=None):
     ap.add_argument("--out", help=argparse.SUPPRESS)
     ap.add_argument("--json", default=os.path.join(HERE, "results", "distributed.json"))
     args = ap.parse_args(argv)
+    if args.worker == "jax":
+        return jax_worker(args)
     if args.worker:
         return worker(args.worker, args)
     import tempfile
@@ -147,17 +199,22 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         res = {"torch": _run("torch", args, tmp)} if has_torch else {}
         res["torchshim"] = _run("torchshim", args, tmp)
+        res["jax"] = _run("jax", args, tmp)
     rows = {}
-    print(f"{'case':18} {'torch':>10} {'torchshim':>10} {'ts/torch':>9}")
+    print(f"{'case':18} {'torch':>10} {'torchshim':>10} {'jax':>10} {'ts/torch':>9} {'ts/jax':>7}")
     for mb in SIZES_MB:
         gbs = {lib: mb * 2 ** 20 * 2 * (WORLD - 1) / WORLD / (r["all_reduce_ms"][str(mb)] / 1e3) / 1e9
                for lib, r in res.items()}
         ratio = gbs["torchshim"] / gbs["torch"] if "torch" in gbs else None
+        vs_jax = gbs["torchshim"] / gbs["jax"]
         ms = {k: r["all_reduce_ms"][str(mb)] for k, r in res.items()}
-        rows[f"all_reduce_{mb}MB"] = {"busbw_GBps": gbs, "ms": ms, "ratio": ratio}
+        rows[f"all_reduce_{mb}MB"] = {"busbw_GBps": gbs, "ms": ms, "ratio": ratio, "vs_jax": vs_jax}
         print(f"{'all_reduce ' + str(mb) + ' MB':18} {gbs.get('torch', float('nan')):>8.2f}GB/s "
-              f"{gbs['torchshim']:>6.2f}GB/s {ratio if ratio is not None else float('nan'):>8.2f}x")
+              f"{gbs['torchshim']:>6.2f}GB/s {gbs['jax']:>6.2f}GB/s "
+              f"{ratio if ratio is not None else float('nan'):>8.2f}x {vs_jax:>6.2f}x")
     for lib, r in res.items():
+        if "ddp_step_ms" not in r:
+            continue
         over = r["ddp_step_ms"] / r["local_step_ms"]
         rows[f"ddp_step_{lib}"] = {"local_ms": r["local_step_ms"], "ddp_ms": r["ddp_step_ms"],
                                    "overhead": over}

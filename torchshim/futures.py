@@ -7,6 +7,7 @@ streams to synchronize).
 """
 import threading
 import traceback
+import types
 
 from ._api import device as _device
 
@@ -14,7 +15,10 @@ __all__ = ["Future", "collect_all", "wait_all"]
 
 
 class Future:
-    """`torch.futures.Future(*, devices=None)`."""
+    """`torch.futures.Future(*, devices=None)`; `Future[T]` is a generic alias, as PyTorch's (DDP comm hooks
+    are annotated `-> torch.futures.Future[torch.Tensor]`)."""
+
+    __class_getitem__ = classmethod(types.GenericAlias)
 
     def __init__(self, *, devices=None):
         for d in devices or []:

@@ -6,13 +6,15 @@ start/stop, the coordination key-value store, dead/late peer detection), `_store
 FileStore, PrefixStore, TCPStore), `_groups` (ProcessGroup, new_group, rank queries), `_agree` (the ranks'
 agreement before each collective), `_programs` (one compiled program per collective/shape/dtype/group),
 `_collectives`, `_traced` (collectives inside torch.compile programs), `_objects`, `_p2p`, `_work` (Work of
-async_op=True), `_init` (init/destroy). Before init_process_group the rank queries and collectives raise
+async_op=True), `_init` (init/destroy), `_grad_bucket` (what DDP's comm hooks get); `algorithms` (Join,
+ddp_comm_hooks). Before init_process_group the rank queries and collectives raise
 PyTorch's ValueError for a missing default process group.
 """
 from ._collectives import (all_gather, all_gather_into_tensor, all_reduce, all_to_all, all_to_all_single,
                            barrier, broadcast, gather, monitored_barrier, reduce, reduce_scatter,
                            reduce_scatter_tensor, scatter)
 from ._exceptions import DistBackendError, DistError, DistNetworkError, DistStoreError
+from ._grad_bucket import BuiltinCommHookType, GradBucket
 from ._groups import (ProcessGroup, get_backend, get_global_rank, get_group_rank, get_process_group_ranks,
                       get_rank, get_world_size, new_group)
 from ._init import (destroy_process_group, init_process_group, is_available, is_backend_available,
@@ -35,4 +37,5 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
            "reduce_scatter_tensor",
            "all_to_all_single", "get_global_rank", "get_group_rank", "get_node_local_rank", "P2POp",
            "batch_isend_irecv", "ProcessGroup", "Work", "Store", "HashStore", "FileStore", "PrefixStore",
-           "TCPStore", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError"]
+           "TCPStore", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError",
+           "GradBucket", "BuiltinCommHookType"]

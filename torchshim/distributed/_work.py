@@ -26,11 +26,18 @@ class _Future:
         return self._work.is_completed()
 
     def then(self, callback):
+        """A Future of `callback(self)`, run once, when the chained future is first waited on."""
         parent = self
 
         class _Then(_Future):
+            _ran = False
+            _result = None
+
             def wait(self):
-                return callback(parent)
+                if not self._ran:
+                    self._result = callback(parent)
+                    self._ran = True
+                return self._result
 
         return _Then(self._work)
 

@@ -7,7 +7,10 @@ cap is PyTorch's default); the list is then reversed, so bucket 0 holds the last
 are ready first. A backward pass marks each parameter ready from its post-accumulate-grad hook; a bucket whose
 parameters are all ready is flattened into one tensor (`cat`), divided by the world size and all-reduced
 (`async_op=True`, one collective per bucket), buckets launching in index order on every rank. When the last
-bucket is launched, every bucket is waited on and its slices are written back into the parameters' `.grad`.
+bucket is launched, every bucket is waited on and its slices are written back into the parameters' `.grad`
+(cast to their dtype: a comm hook may return a float16 bucket). Under `Join` (uneven inputs) the division is
+by the number of ranks still training when `divide_by_initial_world_size=False`, and a rank that has joined
+issues the same collectives with zeros (`shadow_backward`).
 
 Differences from PyTorch: buckets are not rebuilt in the order gradients arrived after the first iteration
 (the values are the same, only the grouping of collectives differs); the write-back happens inside the hook
@@ -17,6 +20,7 @@ stale bucket: that only happens to a parameter made ready twice, which raises (a
 """
 from ... import _api as torch
 from ... import distributed as dist
+from ...distributed._grad_bucket import GradBucket
 
 __all__ = ["Reducer", "GradBucket", "bucket_assignment"]
 
@@ -38,34 +42,6 @@ def bucket_assignment(params, caps):
             open_[key] = {"idx": [], "size": 0, "k": b["k"] + 1}
     done += [b["idx"] for b in open_.values() if b["idx"]]
     return sorted(done, key=lambda idx: idx[0])
-
-
-class GradBucket:
-    """`torch.distributed.GradBucket`: what a DDP communication hook receives. `index()`, `buffer()` (the
-    flattened gradients, NOT divided by the world size), `gradients()` (views of the buffer, one per
-    parameter), `parameters()`, `is_last()`, `set_buffer(tensor)`."""
-
-    def __init__(self, index, buffer, params, offsets, is_last):
-        self._index, self._buffer, self._params, self._offsets = index, buffer, params, offsets
-        self._is_last = is_last
-
-    def index(self):
-        return self._index
-
-    def buffer(self):
-        return self._buffer
-
-    def set_buffer(self, buffer):
-        self._buffer = buffer
-
-    def parameters(self):
-        return list(self._params)
-
-    def gradients(self):
-        return [self._buffer[o:o + p.numel()].view(p.shape) for p, o in zip(self._params, self._offsets)]
-
-    def is_last(self):
-        return self._is_last
 
 
 def _grad_error_unready(rank, indices):
@@ -121,6 +97,8 @@ class Reducer:
             for j, i in enumerate(b.members):
                 self.bucket_of[i] = (b, j)
         self.comm_hook = None
+        self.forward_work = None  # the Join notification of the last forward (uneven inputs)
+        self.static_world = True  # divide by the world size, not by the number of ranks still training
         self.locally_used = set()  # parameters that got a gradient since the last reduction
         self._reset()
         self.handles = [p.register_post_accumulate_grad_hook(self._make_hook(i))
@@ -136,6 +114,7 @@ class Reducer:
         self.launched = []
         self.unused = []
         self.used_work = None
+        self.div_factor = None
 
     def check_prior_reduction_finished(self):
         """RuntimeError (PyTorch's) when the last backward pass began but some parameters never got a
@@ -154,6 +133,19 @@ class Reducer:
         if self.find_unused:
             reached = _leaves_reached(outputs)
             self.unused = [i for i, p in enumerate(self.params) if id(p) not in reached]
+
+    def set_forward_pass_work_handle(self, work, use_static_world_size):
+        """Inside `Join`: `work` is this forward's all-reduce counting the ranks still training; unless
+        `use_static_world_size`, the gradients of the next backward are divided by that count."""
+        self.forward_work = work
+        self.static_world = use_static_world_size
+
+    def _divide_factor(self):
+        if self.div_factor is None:
+            self.div_factor = self.world_size
+            if self.forward_work is not None and not self.static_world:
+                self.div_factor = int(self.forward_work.get_future().wait()[0].item())
+        return self.div_factor
 
     # -- hooks ---------------------------------------------------------------------------------------------
     def _make_hook(self, i):
@@ -226,8 +218,34 @@ class Reducer:
                 bucket = GradBucket(b.index, flat, b.params, b.offsets, b.index == len(self.buckets) - 1)
                 self.launched.append((b, hook(state, bucket)))
                 return
-            flat.div_(self.world_size)
+            flat.mul_(1.0 / self._divide_factor())  # PyTorch multiplies by the reciprocal too
             self.launched.append((b, (flat, dist.all_reduce(flat, group=self.group, async_op=True))))
+
+    def shadow_backward(self):
+        """The collectives of one backward pass with zero gradients, for a rank that joined (ran out of
+        inputs) under `Join`: the used-parameter map (under find_unused; this rank's own, normally all 0),
+        then each bucket in order, through the comm hook if one is registered (else a plain sum); the
+        results are dropped."""
+        with torch.no_grad():
+            used_work = None
+            if self.find_unused:
+                used = torch.tensor([1 if i in self.locally_used else 0 for i in range(len(self.params))],
+                                    dtype=torch.int32)
+                used_work = dist.all_reduce(used, group=self.group, async_op=True)
+            pending = []
+            for b in self.buckets:
+                p0 = b.params[0]
+                zeros = torch.zeros(b.numel, dtype=p0.dtype, device=p0.device)
+                if self.comm_hook is not None:
+                    hook, state = self.comm_hook
+                    bucket = GradBucket(b.index, zeros, b.params, b.offsets, b.index == len(self.buckets) - 1)
+                    pending.append(hook(state, bucket))
+                else:
+                    pending.append(dist.all_reduce(zeros, group=self.group, async_op=True))
+            for w in pending:
+                w.wait()
+            if used_work is not None:
+                used_work.wait()
 
     def _finalize(self):
         self.expect_hooks = False
@@ -263,7 +281,7 @@ class Reducer:
                 continue
             v = result[o:o + p.numel()].view(p.shape)
             if p.grad is None:
-                p.grad = v.clone()
+                p.grad = v.to(dtype=p.dtype, copy=True)
             else:
                 p.grad.copy_(v)
 

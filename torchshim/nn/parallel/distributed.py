@@ -6,12 +6,16 @@ from the group's rank 0; each forward (with grad sync) first broadcasts the buff
 reducer (`_reducer.py`), whose post-accumulate-grad hooks average the gradients across ranks during
 `backward()`, bucket by bucket (one all-reduce per bucket)."""
 import contextlib
+import inspect
 import warnings
 
 from ... import _api as torch
 from ... import distributed as dist
 from ...compiler import _capture
+from ...distributed.algorithms.join import Join, Joinable
+from ...futures import Future
 from ..modules.module import Module
+from ._join import _DDPJoinHook
 from ._reducer import DEFAULT_FIRST_BUCKET_BYTES, GradBucket, Reducer
 
 __all__ = ["DistributedDataParallel", "GradBucket"]
@@ -103,7 +107,7 @@ def _verify_param_shapes(params, group):
                                    "of the same param in process 0.")
 
 
-class DistributedDataParallel(Module):
+class DistributedDataParallel(Module, Joinable):
     """`DistributedDataParallel(module, device_ids=None, output_device=None, dim=0, broadcast_buffers=None,
     init_sync=True, process_group=None, bucket_cap_mb=None, find_unused_parameters=False,
     check_reduction=False, gradient_as_bucket_view=False, static_graph=False,
@@ -124,8 +128,9 @@ class DistributedDataParallel(Module):
     Differences from PyTorch: `static_graph=True` is accepted and handled as `find_unused_parameters=True`
     (the same gradients); `batched_grad_copy` changes nothing (the copies are batched anyway);
     `delay_all_reduce_named_params`, `param_to_hook_all_reduce`, `mixed_precision`, `device_mesh`,
-    `skip_all_reduce_unused_params` and `bucket_cap_mb_list` raise NotImplementedError when given; `join()`
-    and the uneven-inputs machinery are not provided."""
+    `skip_all_reduce_unused_params` and `bucket_cap_mb_list` raise NotImplementedError when given.
+
+    Uneven inputs: `with ddp.join():` (a `Joinable`; see `join`)."""
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=None,
                  init_sync=True, process_group=None, bucket_cap_mb=None, find_unused_parameters=False,
@@ -134,6 +139,8 @@ class DistributedDataParallel(Module):
                  device_mesh=None, skip_all_reduce_unused_params=False, bucket_cap_mb_list=None,
                  batched_grad_copy=False, forward_sync_buffers=None):
         super().__init__()
+        Joinable.__init__(self)
+        self._divide_by_initial_world_size = True
         if (delay_all_reduce_named_params is not None) != (param_to_hook_all_reduce is not None):
             raise ValueError("delay_all_reduce_named_params and param_to_hook_all_reduce need to be set at "
                              "the same time.")
@@ -275,9 +282,13 @@ class DistributedDataParallel(Module):
         return self.module, self._forward_with
 
     def _forward_with(self, run_module, *inputs, **kwargs):
+        work = Join.notify_join_context(self)  # inside `join()`: "this rank has not joined" (None outside)
+        if work:
+            self._reducer.set_forward_pass_work_handle(work, self._divide_by_initial_world_size)
         if self.will_sync_module_buffers():
-            with torch.no_grad():
-                _broadcast_coalesced(self._module_buffers(), self._src, self.process_group)
+            self._sync_buffers()
+        if self._join_config.enable:
+            self._check_global_requires_backward_grad_sync(is_joined_rank=False)
         if self.device_ids:
             device = torch.device(self.device_type, self.device_ids[0])
             inputs, kwargs = _to_device(inputs, device), _to_device(kwargs, device)
@@ -292,13 +303,140 @@ class DistributedDataParallel(Module):
     def register_comm_hook(self, state, hook):
         """`register_comm_hook(state, hook)`: `hook(state, bucket: GradBucket) -> torch.futures.Future`
         replaces the all-reduce of each bucket; the future's value (a tensor, or a list holding one, of the
-        bucket's shape) is written back into the gradients. The bucket is not pre-divided by the world size.
-        Only one hook, registered before the first backward (PyTorch's errors otherwise)."""
+        bucket's shape) is written back into the gradients, cast to their dtype. The bucket is not
+        pre-divided by the world size. Only one hook, registered before the first backward; the hook's
+        second parameter must be named `bucket`, and its annotations, if any, `dist.GradBucket` and
+        `torch.futures.Future[torch.Tensor]` (PyTorch's errors otherwise). Hooks for any state:
+        `torch.distributed.algorithms.ddp_comm_hooks`."""
+        self._check_comm_hook(hook)
+        self._set_comm_hook(hook, state)
+
+    def _register_builtin_comm_hook(self, comm_hook_type):
+        """`_register_builtin_comm_hook(comm_hook_type: dist.BuiltinCommHookType)`: ALLREDUCE or
+        FP16_COMPRESS, on the DDP's process group (PyTorch's C++ hooks; here the Python `allreduce_hook` and
+        `fp16_compress_hook`, which compute the same)."""
+        from ...distributed.algorithms.ddp_comm_hooks import default_hooks
+        if not isinstance(comm_hook_type, dist.BuiltinCommHookType):
+            raise TypeError("_register_builtin_comm_hook(): incompatible function arguments. The following "
+                            "argument types are supported:\n    1. (reducer: torch._C._distributed_c10d."
+                            "Reducer, comm_hook_type: torch._C._distributed_c10d.BuiltinCommHookType) -> None"
+                            f"\n\nInvoked with: {comm_hook_type!r}")
+        hook = (default_hooks.allreduce_hook if comm_hook_type is dist.BuiltinCommHookType.ALLREDUCE
+                else default_hooks.fp16_compress_hook)
+        self._set_comm_hook(hook, self.process_group, "register_builtin_comm_hook or register_comm_hook")
+
+    def _set_comm_hook(self, hook, state, names="register_comm_hook or register_builtin_comm_hook"):
+        if self._reducer.comm_hook is not None:
+            raise RuntimeError(f"{names} can only be called once.")
+        self._reducer.comm_hook = (hook, state)
+
+    def _check_comm_hook(self, hook):
+        """PyTorch's checks of a communication hook: callable, the annotations of `bucket` and of the
+        return, and the bf16 hooks only where CUDA+NCCL 2.10 (or XPU+XCCL) exist."""
         if not callable(hook):
             raise TypeError("Communication hook must be callable.")
-        if self._reducer.comm_hook is not None:
-            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
-        self._reducer.comm_hook = (hook, state)
+        sig = inspect.signature(hook)
+        ann = sig.parameters["bucket"].annotation
+        if ann is not inspect.Parameter.empty and ann != dist.GradBucket:
+            raise ValueError("Communication hook: bucket annotation should be dist.GradBucket.")
+        ret = sig.return_annotation
+        if ret is not inspect.Signature.empty and ret != Future[torch.Tensor]:
+            raise ValueError("Communication hook: return annotation should be "
+                             "torch.futures.Future[torch.Tensor].")
+        if hook.__name__ in ("bf16_compress_hook", "bf16_compress_wrapper_hook"):
+            from ... import version
+            cuda = version.cuda is not None or version.hip is not None
+            if not (cuda and dist.is_nccl_available()):
+                raise TypeError("BF16 all reduce communication hook required CUDA 11+ and NCCL 2.10+ or XPU "
+                                "and XCCL")
+
+    # -- uneven inputs (Join) --------------------------------------------------------------------------------
+    def join(self, divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False):
+        """`join(divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False)`: the
+        context manager for uneven inputs, `Join([self], enable, throw_on_early_termination,
+        divide_by_initial_world_size=...)`. A rank that runs out of data leaves the loop and, in `__exit__`,
+        shadows the others' iterations (buffer broadcast, the gradient buckets with zeros) until every rank
+        has joined; then the model of the last rank to join is broadcast to all. The gradients are divided
+        by the initial world size (`divide_by_initial_world_size=True`) or by the number of ranks still
+        training. `throw_on_early_termination=True`: every rank raises RuntimeError as soon as one runs out.
+        Inside it, the buffers are broadcast from the highest non-joined rank (PyTorch's choice)."""
+        return Join([self], enable, throw_on_early_termination,
+                    divide_by_initial_world_size=divide_by_initial_world_size)
+
+    def join_hook(self, **kwargs):
+        """`join_hook(**kwargs) -> JoinHook`: DDP's hook for `Join` (kwarg `divide_by_initial_world_size`,
+        True by default): it shadows the forward's buffer broadcast and the backward's bucket all-reduces."""
+        divide = kwargs.get("divide_by_initial_world_size", True)
+        return _DDPJoinHook(self, divide_by_initial_world_size=divide)
+
+    @property
+    def join_device(self):
+        return self.device
+
+    @property
+    def join_process_group(self):
+        """The DDP's process group (the default group's ProcessGroup when it was built with None)."""
+        return self.process_group if self.process_group is not None else dist.group.WORLD
+
+    @property
+    def _distributed_rank(self):
+        return dist.get_rank(self.process_group)
+
+    def _global_rank(self, group_rank):
+        if self.process_group is None:
+            return group_rank
+        return dist.get_global_rank(self.process_group, group_rank)
+
+    def _find_common_rank(self, input_rank, rank_cond):
+        """The largest group rank among the ranks where `rank_cond` holds (an all-reduce MAX)."""
+        rank = torch.tensor([input_rank if rank_cond else -1], device=self.device)
+        dist.all_reduce(rank, op=dist.ReduceOp.MAX, group=self.process_group)
+        if rank.item() == -1:
+            raise ValueError("BUG! Expected rank_cond to be true for at least one process. This indicates a "
+                             "bug in PyTorch, please report an issue.")
+        return rank.item()
+
+    def _sync_buffers(self):
+        """Broadcast the buffers: from the group's rank 0, or, inside `join()`, from the highest rank that
+        has not joined (rank 0 may have joined and hold stale buffers)."""
+        with torch.no_grad():
+            if self._join_config.enable:
+                src = self._global_rank(self._find_common_rank(self._distributed_rank, True))
+            else:
+                src = self._src
+            _broadcast_coalesced(self._module_buffers(), src, self.process_group)
+
+    def _check_and_sync_module_buffers(self):
+        """A joined rank's side of `_sync_buffers`."""
+        if self.will_sync_module_buffers():
+            src = self._global_rank(self._find_common_rank(self._distributed_rank, False))
+            with torch.no_grad():
+                _broadcast_coalesced(self._module_buffers(), src, self.process_group)
+
+    def _check_global_requires_backward_grad_sync(self, is_joined_rank):
+        """Inside `join()`: an all-reduce telling the joined ranks whether this iteration's backward
+        synchronises (1 from each training rank with grad sync on); the joined ranks get the answer."""
+        flag = torch.ones(1, device=self.device) if (not is_joined_rank and self.require_backward_grad_sync) \
+            else torch.zeros(1, device=self.device)
+        work = dist.all_reduce(flag, group=self.process_group, async_op=True)
+        if is_joined_rank:
+            work.wait()
+            return flag.item() != 0
+        return None
+
+    def _match_all_reduce_for_bwd_pass(self):
+        """A joined rank's side of one backward pass: the reducer's collectives, with zero gradients."""
+        self._reducer.shadow_backward()
+
+    def _sync_final_model(self, is_last_joiner):
+        """After every rank joined: broadcast the parameters (and the buffers, when they are synchronised)
+        from the highest rank among the last to join."""
+        src = self._global_rank(self._find_common_rank(self._distributed_rank, is_last_joiner))
+        with torch.no_grad():
+            tensors = [p for n, p in self.module.named_parameters() if n not in self.parameters_to_ignore]
+            if self.forward_sync_buffers:
+                tensors += self._module_buffers()
+            _broadcast_coalesced(tensors, src, self.process_group)
 
     def _set_static_graph(self):
         self.static_graph = True

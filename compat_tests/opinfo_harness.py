@@ -23,6 +23,7 @@ import importlib
 import json
 import os
 import sys
+import threading
 import types
 
 import torch
@@ -71,12 +72,35 @@ def op_info(key):
     return _op_db()[key]
 
 
+def in_fresh_thread(fn, *args):
+    """`fn(*args)` run in a thread of its own (its result, or its exception re-raised). PyTorch's sample
+    iterator records the calling test with `inspect.stack()` (source lines of every frame) for each sample,
+    and `torch.manual_seed` records `traceback.format_stack()` three times: under pytest's deep stack that was
+    about 60% of a slow test_opinfo case (0.6 s per sample list); a fresh thread's stack is a few frames."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = e
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 @functools.lru_cache(maxsize=6)
 def samples(key, dtype, requires_grad):
     """The OpInfo's sample inputs for (op, dtype), generated once under a fixed torch seed."""
     op = op_info(key)
-    torch.manual_seed(0)
-    return tuple(op.sample_inputs("cpu", getattr(torch, dtype), requires_grad=requires_grad))
+
+    def make():
+        torch.manual_seed(0)
+        return tuple(op.sample_inputs("cpu", getattr(torch, dtype), requires_grad=requires_grad))
+    return in_fresh_thread(make)
 
 
 # ---- rebinding test-suite functions to torchshim -----------------------------------------------------------

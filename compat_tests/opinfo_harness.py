@@ -75,9 +75,9 @@ def op_info(key):
 def in_fresh_thread(fn, *args):
     """`fn(*args)` run in a thread of its own (its result, or its exception re-raised). PyTorch's sample
     iterator records the calling test with `inspect.stack()` (source lines of every frame) for each sample,
-    and `torch.manual_seed` records `traceback.format_stack()` three times, both in proportion to pytest's deep
-    stack (measured: a slow forward case 10% faster, the manifest check 56 -> 37 s of CPU); a fresh thread's
-    stack is a few frames."""
+    and `torch.manual_seed` records `traceback.format_stack()` three times, both in proportion to pytest's
+    deep stack (measured: a slow forward case 10% faster, the manifest check 56 -> 37 s of CPU); a fresh
+    thread's stack is a few frames."""
     box = {}
 
     def run():

@@ -9,11 +9,7 @@ number of eager collective programs (`_programs.run`) run by the compiled calls.
 process group) are not slow.
 """
 import functools
-import json
 import os
-import signal
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -21,48 +17,16 @@ import pytest
 import torch
 
 import torchshim
-from dist_helpers import compile_cache_env, free_port
+import dist_helpers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "scripts", "dist_compile_checks.py")
-PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torchshim.__file__)))
 TIMEOUT = 240  # seconds for one launch (a cold jax compile cache on a loaded 2-core machine)
 
 
 def run_ranks(out_dir, world):
     """Start `world` ranks of the script; return {rank: results}, or fail with their output."""
-    port = free_port()
-    procs, logs = [], []
-    for rank in range(world):
-        env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
-                   LOCAL_WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
-                   OMP_NUM_THREADS="1")
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (PKG_PARENT, env.get("PYTHONPATH")) if p)
-        env.update(compile_cache_env())
-        log = open(os.path.join(out_dir, f"log{rank}.txt"), "w+")
-        logs.append(log)
-        procs.append(subprocess.Popen([sys.executable, SCRIPT, str(out_dir)], env=env, stdout=log,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                      start_new_session=True))
-    try:
-        for p in procs:
-            p.wait(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        pass
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
-    outputs = []
-    for log in logs:
-        log.seek(0)
-        outputs.append(log.read()[-5000:])
-        log.close()
-    if any(p.returncode != 0 for p in procs):
-        pytest.fail(f"ranks exited {[p.returncode for p in procs]}:\n" +
-                    "\n".join(f"--- rank {r} ---\n{o}" for r, o in enumerate(outputs)))
-    return {r: json.load(open(os.path.join(out_dir, f"rank{r}.json"))) for r in range(world)}
+    return dist_helpers.run_ranks([SCRIPT, str(out_dir)], out_dir, world, TIMEOUT)
 
 
 @functools.lru_cache(maxsize=None)

@@ -7,60 +7,24 @@ with one process training on the full batch (rank 0 computes that reference), to
 (errors before init, the bucket assignment against PyTorch's) are not slow.
 """
 import functools
-import json
 import os
-import signal
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import torch
 
 import torchshim
-from dist_helpers import compile_cache_env, free_port
+import dist_helpers
 from torchshim.nn.parallel._reducer import bucket_assignment
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "scripts", "ddp_checks.py")
-PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torchshim.__file__)))
 TIMEOUT = 240  # seconds for the whole 2-process run (a cold jax compile cache on a loaded 2-core machine)
 
 
 def run_ranks(lib, out_dir, world=2):
     """Start `world` ranks of ddp_checks.py for `lib`; return {rank: results}, or fail with their output."""
-    port = free_port()
-    procs, logs = [], []
-    for rank in range(world):
-        env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
-                   LOCAL_WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
-                   OMP_NUM_THREADS="1")
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (PKG_PARENT, env.get("PYTHONPATH")) if p)
-        env.update(compile_cache_env())
-        log = open(os.path.join(out_dir, f"log{rank}.txt"), "w+")
-        logs.append(log)
-        procs.append(subprocess.Popen([sys.executable, SCRIPT, lib, str(out_dir)], env=env, stdout=log,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                      start_new_session=True))
-    try:
-        for p in procs:
-            p.wait(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        pass
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
-    outputs = []
-    for log in logs:
-        log.seek(0)
-        outputs.append(log.read()[-5000:])
-        log.close()
-    if any(p.returncode != 0 for p in procs):
-        pytest.fail(f"{lib} ranks exited {[p.returncode for p in procs]}:\n" +
-                    "\n".join(f"--- rank {r} ---\n{o}" for r, o in enumerate(outputs)))
-    return {r: json.load(open(os.path.join(out_dir, f"rank{r}.json"))) for r in range(world)}
+    return dist_helpers.run_ranks([SCRIPT, lib, str(out_dir)], out_dir, world, TIMEOUT, label=lib)
 
 
 @functools.lru_cache(maxsize=None)

@@ -11,9 +11,6 @@ import importlib
 import inspect
 import json
 import os
-import signal
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -25,11 +22,10 @@ import torch.distributed.algorithms.join as pt_join
 import torchshim
 import torchshim.distributed.algorithms.ddp_comm_hooks as ts_hooks
 import torchshim.distributed.algorithms.join as ts_join
-from dist_helpers import compile_cache_env, free_port
+import dist_helpers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "scripts", "join_checks.py")
-PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(torchshim.__file__)))
 TIMEOUT = 240  # seconds for both 2-process runs (a cold jax compile cache on a loaded 2-core machine)
 JOIN_KEYS = ["join_default", "join_effective_world", "join_generic", "join_accumulate", "join_find_unused",
              "join_fp16_hook_small_buckets", "join_no_buffer_sync", "join_disabled_even", "even_no_join"]
@@ -160,45 +156,15 @@ def test_powersgd_and_quantization_hooks(module):
 
 
 # -- 2 processes, torchshim and real PyTorch at once ---------------------------------------------------------
-def _start(lib, out_dir):
-    port = free_port()
-    procs = []
-    for rank in range(2):
-        env = dict(os.environ, RANK=str(rank), WORLD_SIZE="2", LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE="2",
-                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), OMP_NUM_THREADS="1")
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (PKG_PARENT, env.get("PYTHONPATH")) if p)
-        env.update(compile_cache_env())
-        log = open(os.path.join(out_dir, f"log{rank}.txt"), "w+")
-        procs.append((subprocess.Popen([sys.executable, SCRIPT, lib, str(out_dir)], env=env, stdout=log,
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       start_new_session=True), log))
-    return procs
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("join")
     started = {}
-    for lib in ("torchshim", "torch"):
+    for lib in ("torchshim", "torch"):  # both at once
         os.makedirs(root / lib)
-        started[lib] = _start(lib, root / lib)
+        started[lib] = dist_helpers.start_ranks([SCRIPT, lib, str(root / lib)], root / lib, 2)
     deadline = time.monotonic() + TIMEOUT
-    failures = []
-    for lib, procs in started.items():
-        for p, _ in procs:
-            try:
-                p.wait(timeout=max(1.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
-        for p, log in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
-            log.seek(0)
-            out = log.read()[-4000:]
-            log.close()
-            if p.returncode != 0:
-                failures.append(f"--- {lib}, exit {p.returncode} ---\n{out}")
+    failures = [f for f in (dist_helpers.finish_ranks(st, deadline, lib) for lib, st in started.items()) if f]
     if failures:
         pytest.fail("join_checks.py failed (or ran past the timeout):\n" + "\n".join(failures))
     return {lib: {r: json.load(open(root / lib / f"rank{r}.json")) for r in (0, 1)} for lib in started}

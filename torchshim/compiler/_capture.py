@@ -138,8 +138,19 @@ class Capture:
 
     def survivors(self):
         """Storages created by the trace that are still alive (after a garbage collection): state the program
-        leaves behind, e.g. `.grad` tensors and optimizer state."""
+        leaves behind, e.g. `.grad` tensors and optimizer state.
+
+        A collection of the young generations frees the trace's cyclic garbage that is still young; only when
+        some storage survives it does a full collection run (one of them could be garbage promoted to the
+        oldest generation during the trace), so the answer is the full collection's, without its cost (a
+        second or more in a large process) for the traces that leave nothing behind."""
+        gc.collect(1)
+        if not self._alive():
+            return []
         gc.collect()
+        return self._alive()
+
+    def _alive(self):
         out = []
         for r in self.created:
             s = r()

@@ -267,7 +267,8 @@ ALIAS = [PY, "-m", "torchshim", "run"]
 ENV_DUMP = """\
 import json, os, sys
 env = {k: v for k, v in os.environ.items() if k in KEYS or k.startswith("TORCHELASTIC")}
-print("ENV", json.dumps({"env": env, "argv": sys.argv[1:], "name": __name__}), flush=True)
+# one write per line: the ranks share the launcher's stdout, unbuffered (print's separate writes interleave)
+sys.stdout.write("ENV " + json.dumps({"env": env, "argv": sys.argv[1:], "name": __name__}) + "\\n")
 """
 KEYS = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE", "ROLE_NAME",
         "ROLE_RANK", "ROLE_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "OMP_NUM_THREADS",
@@ -488,7 +489,7 @@ def test_two_nodes_static_rendezvous(tmp_path):
 
 
 ALL_REDUCE = """\
-import json, os
+import json, os, sys
 import torch
 import torch.distributed as dist
 
@@ -496,8 +497,8 @@ dist.init_process_group("gloo")
 rank, world = dist.get_rank(), dist.get_world_size()
 t = torch.arange(4, dtype=torch.float32) * (rank + 1)
 dist.all_reduce(t)
-print("RESULT", json.dumps({"rank": rank, "world": world, "sum": t.tolist(),
-                            "local": int(os.environ["LOCAL_RANK"])}), flush=True)
+sys.stdout.write("RESULT " + json.dumps({"rank": rank, "world": world, "sum": t.tolist(),
+                                        "local": int(os.environ["LOCAL_RANK"])}) + "\\n")  # one write
 if os.environ.get("DIE") and rank == 1:
     raise RuntimeError("rank 1 dies after the first all_reduce")
 if os.environ.get("DIE"):
@@ -518,7 +519,9 @@ def test_gloo_all_reduce_under_the_launcher(tmp_path):
     (tmp_path / "ar.py").write_text(ALL_REDUCE)
     rc, out, err, _ = _launch(ALIAS + ["--nproc_per_node", "2", "ar.py"], tmp_path, timeout=120)
     assert rc == 0, err
-    rows = sorted((json.loads(line[7:]) for line in out.splitlines() if line.startswith("RESULT ")),
+    # (jaxlib's gloo writes its "[Gloo] Rank N is connected" line in pieces: one may precede a RESULT line)
+    rows = sorted((json.loads(line[line.index("RESULT ") + 7:])
+                   for line in out.splitlines() if "RESULT " in line),
                   key=lambda r: r["rank"])
     expect = (torch.arange(4, dtype=torch.float32) * 1 + torch.arange(4, dtype=torch.float32) * 2).tolist()
     assert rows == [{"rank": r, "world": 2, "sum": expect, "local": r} for r in (0, 1)]

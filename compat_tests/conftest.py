@@ -126,30 +126,6 @@ def _fast_cpu_codegen():
 
 _fast_cpu_codegen()  # before jax creates its CPU backend (nothing above has run a computation)
 
-
-def _unoptimized_in_process():
-    """This process's XLA:CPU compiles without LLVM optimization (`--xla_backend_optimization_level=0`): the
-    suite's in-process cases run tiny tensors, and their time is mostly compiling thousands of small kernels
-    (measured on 160 test_ops records: 47.3 -> 38.5-40.2 s of CPU). XLA's HLO passes still run, and without
-    fast-math LLVM's optimizations do not change floating-point results, so the comparisons keep their
-    tolerances. XLA reads XLA_FLAGS once per process, when it first compiles: the flag is set for one tiny
-    computation here and then taken out of os.environ again, so the whole scripts the suite runs in
-    subprocesses (examples, yardsticks, distributed workers: real training loops) keep optimized kernels.
-    TORCHSHIM_TEST_XLA_DEFAULTS=1 and a user's XLA_FLAGS naming the flag keep XLA's default."""
-    if os.environ.get("TORCHSHIM_TEST_XLA_DEFAULTS", "").strip().lower() not in _OFF:
-        return
-    flags = os.environ.get("XLA_FLAGS", "")
-    if "xla_backend_optimization_level" in flags:
-        return
-    os.environ["XLA_FLAGS"] = (flags + " --xla_backend_optimization_level=0").strip()
-    try:
-        jax.jit(lambda x: x + 1)(1.0).block_until_ready()
-    finally:
-        os.environ["XLA_FLAGS"] = flags
-
-
-_unoptimized_in_process()  # after _fast_cpu_codegen (both flags are read together), before any test
-
 # PyTorch's warn-once warnings (TORCH_WARN_ONCE) appear on every call in both libraries, so a test's warnings
 # do not depend on which test triggered them first in this process (torchshim-only tests such as
 # test_tracing.py would otherwise use up torchshim's once). test_warn_once.py checks the default, once-only

@@ -63,12 +63,14 @@ def _run(T, code):
 
 @pytest.fixture
 def warn_always():
-    """Both libraries warn on every deprecated call (PyTorch warns once per process otherwise)."""
+    """Both libraries warn on every deprecated call (PyTorch warns once per process otherwise); each library's
+    setting is put back afterwards (conftest.py turns it on for the whole suite)."""
+    before = [T.is_warn_always_enabled() for T in LIBS]
     for T in LIBS:
         T.set_warn_always(True)
     yield
-    for T in LIBS:
-        T.set_warn_always(False)
+    for T, b in zip(LIBS, before):
+        T.set_warn_always(b)
 
 
 def _same_error(ref, got, code):
@@ -100,11 +102,12 @@ def test_warning_points_at_the_caller(warn_always):
 
 def test_the_forms_are_deprecated_not_current():
     """The cases above include the deprecated ones: each of those warns in PyTorch."""
+    before = torch.is_warn_always_enabled()
     torch.set_warn_always(True)
     try:
         warned = [c for c in CASES if _run(torch, c)[1]]
     finally:
-        torch.set_warn_always(False)
+        torch.set_warn_always(before)
     assert len(warned) >= 45
 
 

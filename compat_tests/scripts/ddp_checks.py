@@ -15,6 +15,8 @@ import sys
 
 import numpy as np
 
+from dist_script import error
+
 torch = importlib.import_module(sys.argv[1])
 OUT = sys.argv[2]
 dist = torch.distributed
@@ -48,14 +50,6 @@ def make_model(perturb=0.0):
 
 def params_of(model):
     return [p.detach().reshape(-1).tolist() for p in model.parameters()]
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are the result
-        return [type(e).__name__, str(e)]
-    return None
 
 
 def train_ddp(steps, batch, accumulate=1, shuffle=True, **ddp_kwargs):

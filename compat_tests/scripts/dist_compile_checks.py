@@ -17,6 +17,8 @@ import warnings
 
 import numpy as np
 
+from dist_script import error
+
 import torchshim as torch
 from torchshim.distributed import _programs
 
@@ -40,14 +42,6 @@ def _counting_run(*a, **k):
 
 
 _programs.run = _counting_run
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are the result
-        return [type(e).__name__, str(e)]
-    return None
 
 
 def programs_of(cf):

@@ -16,6 +16,8 @@ import time
 
 import numpy as np
 
+from dist_script import error
+
 T0 = time.time()
 
 torch = importlib.import_module(sys.argv[1])
@@ -80,14 +82,6 @@ def batches(n):
 
 def state(model):
     return {k: v.detach().double().reshape(-1).tolist() for k, v in model.module.state_dict().items()}
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type and text are the result
-        return [type(e).__name__, str(e)]
-    return None
 
 
 def train(n, join=None, hook=None, accumulate=False, generic=False, extra=False, **ddp_kwargs):

@@ -18,7 +18,7 @@ from jax.sharding import PartitionSpec as P
 
 from . import _runtime
 
-__all__ = ["run"]
+__all__ = ["run", "to_global"]
 
 _R = jax.lax
 
@@ -82,20 +82,24 @@ def clear():
     _program.cache_clear()
 
 
-def run(kind, pg, local):
-    """Run collective `kind` over group `pg` with this rank's jax array `local`; this rank's result (not
-    waited for). The global array is the ranks' arrays concatenated along dim 0, so that this rank's block is
-    its array as it is (no copy); a 0-d array travels as shape (1,)."""
-    mesh = pg.mesh
-    n = pg.size()
-    scalar = local.ndim == 0
-    if scalar:
+def to_global(pg, local):
+    """The global array over `pg`'s mesh whose block on this rank is `local`: the ranks' arrays concatenated
+    along dim 0, so that this rank's block is its array as it is (no copy); a 0-d array as shape (1,)."""
+    if local.ndim == 0:
         local = local.reshape(1)
     dev = _runtime.local_device()
     if local.devices() != {dev}:
         local = jax.device_put(local, dev)
     shape = tuple(local.shape)
-    sharding = NamedSharding(mesh, P("r"))
-    g = jax.make_array_from_single_device_arrays((n * shape[0],) + shape[1:], sharding, [local])
-    out = _program(kind, mesh, shape, str(local.dtype))(g).addressable_shards[0].data
+    return jax.make_array_from_single_device_arrays((pg.size() * shape[0],) + shape[1:],
+                                                    NamedSharding(pg.mesh, P("r")), [local])
+
+
+def run(kind, pg, local):
+    """Run collective `kind` over group `pg` with this rank's jax array `local`; this rank's result (not
+    waited for). The global array is `to_global`'s."""
+    scalar = local.ndim == 0
+    g = to_global(pg, local)
+    block = (g.shape[0] // pg.size(),) + g.shape[1:]
+    out = _program(kind, pg.mesh, block, str(g.dtype))(g).addressable_shards[0].data
     return out.reshape(out.shape[:-1]) if scalar else out

@@ -13,13 +13,10 @@ On a world of one process the collective is its identity and no mesh is needed. 
 that is not initialized, the other collectives, p2p and the `*_object` calls stay graph breaks (the compiled
 call runs eagerly and raises PyTorch's errors there).
 """
-import jax
 import jax.numpy as jnp
-from jax.sharding import NamedSharding
-from jax.sharding import PartitionSpec as P
 
 from ..compiler import _capture
-from . import _agree, _groups, _programs, _runtime
+from . import _agree, _groups, _programs
 
 __all__ = ["capture_for", "reduce_value", "gather_value", "pick_value"]
 
@@ -94,18 +91,8 @@ class _Runtime:
         return pg.mesh if pg is not None and pg.size() > 1 else None
 
     def to_global(self, local):
-        """The global array (ranks' arrays concatenated along dim 0) whose block on this rank is `local`
-        (a 0-d array as shape (1,))."""
-        pg = _groups.default_group()
-        local = jnp.asarray(local)
-        if local.ndim == 0:
-            local = local.reshape(1)
-        dev = _runtime.local_device()
-        if local.devices() != {dev}:
-            local = jax.device_put(local, dev)
-        shape = tuple(local.shape)
-        return jax.make_array_from_single_device_arrays((pg.size() * shape[0],) + shape[1:],
-                                                        NamedSharding(pg.mesh, P("r")), [local])
+        """The global array over the world mesh whose block on this rank is `local` (_programs.to_global)."""
+        return _programs.to_global(_groups.default_group(), jnp.asarray(local))
 
     def to_local(self, arr, ndim):
         out = arr.addressable_shards[0].data

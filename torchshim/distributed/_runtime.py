@@ -263,9 +263,6 @@ def stop():
     _HB.stop()
     cl = gs.client
     _quietly(cl.key_value_set, f"torchshim/exited/{_S.rank}", "1")
-    if gs.preemption_sync_manager is not None:
-        _quietly(gs.preemption_sync_manager.shutdown)
-        gs.preemption_sync_manager = None
     gs.client = gs.service = None
     _S.running = False
     _quietly(cl.shutdown)

@@ -10,6 +10,7 @@ Records (`compat_tests/records/*.py`) describe ops as data; `test_ops.py` expand
 import collections
 import dataclasses
 import numbers
+import os
 import re
 import warnings
 from typing import Any, Callable
@@ -114,6 +115,10 @@ class Outcome:
     warnings: list = dataclasses.field(default_factory=list)
 
 
+# "fused": torchshim runs each case's function in fused eager mode (test_ops_fused.py sets it for its cases)
+EAGER_MODE = os.environ.get("TORCHSHIM_TEST_EAGER", "op")
+
+
 def run(lib_name, fn, specs, seed=0):
     lib = LIBS[lib_name]
     rng = np.random.default_rng(seed)
@@ -121,13 +126,21 @@ def run(lib_name, fn, specs, seed=0):
         inputs = [build(s, lib, rng) for s in specs]
     except Exception as e:  # construction itself failing is a harness bug, not a case outcome
         raise AssertionError(f"{lib_name}: building inputs failed: {e!r}") from e
+    fused = EAGER_MODE == "fused" and lib_name == "torchshim"
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         try:
+            if fused:
+                lib.set_eager_mode("fused")
             value = fn(lib, *inputs)
+            if fused:
+                lib.fused.flush()  # errors found when the recorded ops run belong to the call
             return Outcome(value=value, warnings=[str(x.message) for x in w])
         except Exception as e:
             return Outcome(error=e, warnings=[str(x.message) for x in w])
+        finally:
+            if fused:
+                lib.set_eager_mode("op")
 
 
 def run_both(fn, specs=(), seed=0):
@@ -322,6 +335,17 @@ class OpRecord:
                                self.msg)
                 if k == 0 and self.out:
                     yield Case(sid + "-out", _out(self, kw), tuple(specs), self.rtol, self.atol, self.msg)
+
+
+def fused_slice(rec):
+    """The cases of `rec` that test_ops_fused.py runs in fused eager mode: its first dtype's first and last
+    samples (the last is usually the odd one: non-contiguous, a scalar operand, an error case), with the
+    method, in-place and out= variants of the first."""
+    first = f"{rec.name}-{rec.dtypes[0]}-"
+    last = f"{first}{len(list(rec.samples(rec.dtypes[0]))) - 1}"
+    for case in rec.cases():
+        if case.id.startswith(first) and case.id[len(first):].split("-")[0] in ("0", last[len(first):]):
+            yield case
 
 
 def _kwid(kw):

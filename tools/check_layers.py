@@ -20,7 +20,7 @@ LAYERS = [
     ("base", ["_dtype", "_device", "_promotion", "_storage", "_view", "_layout", "_warnings",
               "_kernel_budget", "_precision", "_compile_cache", "_kernel_log",
               "_index_check", "_hooks", "_backcompat", "_methods", "_autoload", "return_types",
-              "_c_profiler", "_errors"]),
+              "_c_profiler", "_errors", "_fused"]),
     ("tensor", ["_tensor", "_random", "_tensor_str", "_dlpack"]),
     ("autograd", ["autograd"]),
     ("ops", ["ops"]),
@@ -35,7 +35,9 @@ LAYERS = [
                "library", "quasirandom", "random", "signal", "types", "version", "torch_version", "_dynamo",
                # issue 12 (numerics)
                "linalg", "fft", "special", "distributions", "sparse",
-               "_lowrank", "_lobpcg"]),
+               "_lowrank", "_lobpcg",
+               # issue 14 (fused eager)
+               "fused"]),
     ("tools", ["_cli", "__main__"]),
     ("root", [""]),
 ]

@@ -56,6 +56,8 @@ from . import compiler, distributed, jit, onnx  # noqa: E402,F401
 from .compiler import compile  # noqa: E402,F401  (torch.compile: XLA programs, compiler/_program.py)
 from . import _dynamo  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
+from . import fused  # noqa: E402,F401  (torchshim's fused eager mode)
+from .fused import set_eager_mode  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler  # noqa: E402,F401  (torch.autograd.profiler)
 from . import hub  # noqa: E402,F401
 from . import library  # noqa: E402,F401  (torch.library; torch.ops.<ns> is ops/_namespace.py)

@@ -6,6 +6,8 @@ natural layout read it directly, other views go through `_view.read`/`_view.writ
 """
 import itertools
 
+from ._fused._lazy import LazyArray
+
 __all__ = ["Storage", "UntypedStorage"]
 
 _addresses = itertools.count(1)
@@ -36,7 +38,10 @@ class Storage:
         """The storage's jax array (immutable; a write rebinds it)."""
         if hook is not None:
             hook.read(self)
-        return self._array
+        a = self._array
+        if type(a) is LazyArray and a.value is not None:  # fused eager mode: a recorded value, now computed
+            self._array = a = a.value
+        return a
 
     @array.setter
     def array(self, value):

@@ -24,6 +24,7 @@ from . import _kernel_budget
 from . import _layout as L
 from . import _view as V
 from ._promotion import can_cast, short_name
+from ._fused import jit as _fjit
 from ._storage import Storage, UntypedStorage
 
 __all__ = ["Tensor", "Size", "fresh", "wrap", "filled", "to_array"]
@@ -480,7 +481,7 @@ class Tensor:
         return self._storage.shared
 
 
-@partial(jax.jit, static_argnums=(1, 2))
+@partial(_fjit, static_argnums=(1, 2))
 def _fit(value, shape, dtype):
     return jnp.broadcast_to(jnp.asarray(value).astype(dtype), shape)
 

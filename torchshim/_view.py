@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from ._fused import jit as _fjit
 
 __all__ = ["contiguous_strides", "is_contiguous", "compute_view_stride", "read", "read_many", "write",
            "has_overlap", "lens_of", "derive_lens", "lens_numel", "storage_as", "storage_from",
@@ -176,7 +177,7 @@ def read(array, shape, stride, offset, lens=None):
     return _read(array, offset, shape, stride, _needs_pad(array, shape, stride, offset, lens), lens)
 
 
-@partial(jax.jit, static_argnums=(2, 3, 4, 5))
+@partial(_fjit, static_argnums=(2, 3, 4, 5))
 def _read(array, offset, shape, stride, pad, lens):
     if lens is None:
         return _read_flat(array.reshape(-1), shape, stride, offset, pad)
@@ -194,7 +195,7 @@ def read_many(array, shape, stride, offsets, lens=None):
     return _read_many(array, offsets, shape, stride, pad, lens)
 
 
-@partial(jax.jit, static_argnums=(2, 3, 4, 5))
+@partial(_fjit, static_argnums=(2, 3, 4, 5))
 def _read_many(array, offsets, shape, stride, pad, lens):
     return jax.vmap(lambda offset: _read(array, offset, shape, stride, pad, lens))(offsets)
 
@@ -206,7 +207,7 @@ def write(array, values, shape, stride, offset, lens=None):
     return _write(array, values, offset, shape, stride, _needs_pad(array, shape, stride, offset, lens), lens)
 
 
-@partial(jax.jit, static_argnums=(3, 4, 5, 6))
+@partial(_fjit, static_argnums=(3, 4, 5, 6))
 def _write(array, values, offset, shape, stride, pad, lens):
     if lens is None:
         return _write_flat(array.reshape(-1), values, shape, stride, offset, pad).reshape(array.shape)

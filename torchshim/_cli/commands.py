@@ -5,6 +5,7 @@ import sys
 from .launch import USAGE_TARGET, UsageError, parse_target, run_target
 
 USAGE = f"""usage: python -m torchshim run {USAGE_TARGET}
+       python -m torchshim run --fused {USAGE_TARGET}
        python -m torchshim run --nproc_per_node N [TORCHRUN OPTIONS] [--seed N] (SCRIPT | -m MODULE) [ARGS...]
        python -m torchshim check [--rtol R] [--atol A] [--timeout S] [--python EXE] {USAGE_TARGET}
        python -m torchshim doctor SCRIPT
@@ -17,7 +18,9 @@ USAGE = f"""usage: python -m torchshim run {USAGE_TARGET}
           supported with a documented difference, or missing, with file:line (exit status 1 if one is missing)
 
   --seed N   seed Python's random, NumPy and torch.manual_seed with N before the script starts
-             (check seeds with 0 unless given)"""
+             (check seeds with 0 unless given)
+  --fused    run in fused eager mode (TORCHSHIM_EAGER=fused: ops recorded and run as cached XLA programs;
+             docs/performance.md)"""
 
 
 def _is_launch(argv):
@@ -41,6 +44,7 @@ def run_main(argv):
 
     With torchrun's options (`run --nproc_per_node N [--nnodes ...] SCRIPT ARGS`): the launcher of
     torchshim/distributed/run.py, each worker running `python -m torchshim run SCRIPT ARGS`."""
+    argv = _take_fused(argv)
     if _is_launch(argv):
         from ..distributed.run import main as launch_main
 
@@ -62,6 +66,25 @@ def run_main(argv):
     install_spawn_hook()  # worker processes started by 'spawn' / 'forkserver' get the alias too
     run_target(target, args, is_module=is_module, seed=seed)
     return 0
+
+
+def _take_fused(argv):
+    """`run`'s arguments without a `--fused` option before the target; `--fused` sets TORCHSHIM_EAGER=fused
+    (for this process, its workers and subprocesses)."""
+    argv = list(argv)
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-m":
+        if argv[i] == "--fused":
+            del argv[i]
+            import os
+
+            from .. import _fused
+
+            os.environ["TORCHSHIM_EAGER"] = "fused"
+            _fused.set_mode("fused")
+            continue
+        i += 2 if argv[i] == "--seed" else 1
+    return argv
 
 
 def _usage_error(message):

@@ -20,6 +20,7 @@ import jax.numpy as jnp
 from .. import _view as V
 from .._storage import Storage
 from .._tensor import Tensor
+from .._fused import jit as _fjit
 
 __all__ = ["STATE", "tangent_of", "set_tangent", "has_dual", "op_with_tangents", "on_assign",
            "parallel_tangent", "convert_tangent", "attach_tangents"]
@@ -182,7 +183,7 @@ def _jvp_into(forward, key, tensors, tans, outputs):
     try:
         run = None if key is None else _JVPS.get((key, dual_idx))
         if run is None:
-            run = jax.jit(_jvp_fn(forward, dual_idx))
+            run = _fjit(_jvp_fn(forward, dual_idx))
             if key is not None:
                 _JVPS[(key, dual_idx)] = run
         try:

@@ -26,6 +26,7 @@ from .. import _view as V
 from .._tensor import fresh
 from .._dtype import legacy_type_name
 from .._hooks import HookDict, RemovableHandle
+from .._fused import jit as _fjit
 
 __all__ = ["Node", "FnNode", "AccumulateGrad", "SavedTensor", "gradient_edge", "shown_grad_fn",
            "take_view_history", "record", "run_forward", "node_class"]
@@ -362,7 +363,7 @@ def cached_pullback(key, forward, mask):
     if pb is None:
         if k in _NOT_JITTABLE:
             return None
-        pb = _PULLBACKS[k] = jax.jit(vjp_pullback(forward, mask))
+        pb = _PULLBACKS[k] = _fjit(vjp_pullback(forward, mask))
     return pb
 
 
@@ -459,7 +460,7 @@ _RULES_JIT = {}
 def _jitted_rule(rule):
     f = _RULES_JIT.get(rule)
     if f is None:
-        f = _RULES_JIT[rule] = jax.jit(rule, static_argnums=2)
+        f = _RULES_JIT[rule] = _fjit(rule, static_argnums=2)
     return f
 
 
@@ -483,7 +484,7 @@ def run_forward(forward, key, inputs, out_meta):
     else:
         fwd = _FORWARDS.get(key)
         if fwd is None:
-            fwd = _FORWARDS[key] = jax.jit(forward)
+            fwd = _FORWARDS[key] = _fjit(forward)
         out_arrays = _jit_or_eager(fwd, forward, (arrays,), (key, "fwd"))
     return [fresh(a, m[1], m[2]) for a, m in zip(out_arrays, out_meta)]
 

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _random, _storage
+from .. import _fused, _random, _storage
 
 __all__ = ["Capture", "active", "collective_runtime"]
 
@@ -114,6 +114,8 @@ class Capture:
             raise RuntimeError("torch.compile: a compiled function was called while another one is being "
                                "traced; call the inner function directly (it is traced into the outer "
                                "program)")
+        _fused.step_boundary("torch.compile")  # fused eager mode: run what is pending; kernels run directly
+        _fused.STATE.suspended += 1  # while the trace lasts
         for s, a in zip(self.lifted, self.arrays):
             s._array = a
         _storage.hook = self
@@ -122,6 +124,7 @@ class Capture:
         return self
 
     def __exit__(self, *exc):
+        _fused.STATE.suspended -= 1
         _active.pop()
         _storage.hook = None
         _random.trace_draw = None

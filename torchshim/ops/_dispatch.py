@@ -1,8 +1,9 @@
 """The one path from Tensors to jax and back: operand conversion, PyTorch promotion, device checks, jitted
 kernels, and wrapping results.
 
-Kernels are `jax.jit`-ed once per op; jax caches compilations per shape/dtype/static argument. The compute and
-result dtypes are static arguments, so a cast and the op fuse into one dispatch.
+Kernels are jitted once per op (`_fused.jit`: jax.jit, or recorded in fused eager mode); jax caches
+compilations per shape/dtype/static argument. The compute and result dtypes are static arguments, so a cast
+and the op fuse into one dispatch.
 """
 import numbers
 from functools import partial
@@ -19,6 +20,7 @@ from .._tensor import Tensor, fresh  # noqa: F401  (fresh: re-exported for the o
 from ..autograd._forward import STATE as _fw, convert_tangent
 from ..autograd._node import record
 from ..autograd.grad_mode import is_grad_enabled
+from .._fused import jit as _fjit
 
 __all__ = ["fresh", "unary", "binary", "kernel", "convert", "promote", "check_devices", "broadcast_error"]
 
@@ -132,7 +134,7 @@ def unary(name, jfn, kind=DEFAULT, static=(), opmath=True):
     """Front function `f(input, **static_kwargs)` for an elementwise jax function of one array.
 
     opmath: compute float16/bfloat16 in float32 and round once, as PyTorch's CPU kernels mostly do."""
-    jitted = jax.jit(_cast_body(jfn, opmath, name), static_argnames=("cdt", "rdt", *static))
+    jitted = _fjit(_cast_body(jfn, opmath, name), static_argnames=("cdt", "rdt", *static))
 
     def f(input, **kw):
         if not isinstance(input, Tensor):
@@ -148,7 +150,7 @@ def binary(name, jfn, kind=DEFAULT, static=(), opmath=True):
     """Front function `f(input, other, **static_kwargs)` for an elementwise jax function of two arrays.
 
     Either operand may be a Python number (PyTorch's wrapped scalar, lowest promotion priority)."""
-    jitted = jax.jit(_cast_body(jfn, opmath, name), static_argnames=("cdt", "rdt", *static))
+    jitted = _fjit(_cast_body(jfn, opmath, name), static_argnames=("cdt", "rdt", *static))
     same = {}  # dtype -> (compute np dtype, result np dtype, result dtype) when both tensors share a dtype
 
     def f(input, other, **kw):
@@ -204,10 +206,10 @@ def kernel(fn=None, *, static=()):
     """Decorator: a jitted jax kernel with the given static keyword arguments."""
     if fn is None:
         return partial(kernel, static=static)
-    return jax.jit(fn, static_argnames=static)
+    return _fjit(fn, static_argnames=static)
 
 
-@partial(jax.jit, static_argnames=("dt",))
+@partial(_fjit, static_argnames=("dt",))
 def _astype(a, dt):
     return a.astype(dt)
 

@@ -16,7 +16,7 @@ from .. import _dtype as D
 from .._promotion import short_name
 from . import _dispatch as P
 from ..autograd._names import arg
-from ._loss_common import (MEAN, NONE, SUM, Like, device_of, host, not_implemented,
+from ._loss_common import (MEAN, NONE, SUM, Like, device_of, not_implemented, on_host,
                            once_differentiable, opmath, rnd, rt)
 from ._registry import register
 
@@ -112,13 +112,12 @@ def _nll_checks(input, target, weight, ignore_index, input_dtype=None):
 
 
 def _check_targets(target, c, ignore_index):
-    a = host(target)
-    if a is None or a.size == 0:
-        return
-    a = a.astype(np.int64).ravel()
-    bad = (a != ignore_index) & ((a < 0) | (a >= c))
-    if bad.any():
-        raise IndexError(f"Target {int(a[np.argmax(bad)])} is out of bounds.")
+    def check(a):
+        a = a.astype(np.int64).ravel()
+        bad = (a != ignore_index) & ((a < 0) | (a >= c))
+        if bad.any():
+            raise IndexError(f"Target {int(a[np.argmax(bad)])} is out of bounds.")
+    on_host(target, check)
 
 
 # ---- grad_fn names of nll_loss and cross_entropy ------------------------------------------------------
@@ -336,9 +335,11 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=MEAN)
     _scalar_type_check(D.int64, target)
     if weight is not None:
         _scalar_type_check(d, weight)
-    a = host(target)
-    if a is not None and a.size and ((a < 0) | (a >= dim)).any():
-        raise RuntimeError("target out of range")
+
+    def check(a):
+        if a.size and ((a < 0) | (a >= dim)).any():
+            raise RuntimeError("target out of range")
+    on_host(target, check)
     none_shape = (nframe,) if target.ndim > 0 else ()
     r = _mm_k(input._value, target._value, None if weight is None else weight._value, p=int(p),
               margin=float(margin), reduction=reduction, has_w=weight is not None, none_shape=none_shape)
@@ -393,9 +394,11 @@ def multilabel_margin_loss(input, target, reduction=MEAN):
     if not ok:
         raise RuntimeError(f"inconsistent target size: {list(target._shape)} for input of size: "
                            f"{list(input._shape)}")
-    a = host(target)
-    if a is not None and a.size and (a.min() < -1 or a.max() >= dim):
-        raise RuntimeError("argument #2 'target' is out of range")
+
+    def check(a):
+        if a.size and (a.min() < -1 or a.max() >= dim):
+            raise RuntimeError("argument #2 'target' is out of range")
+    on_host(target, check)
     d = input._dtype
     if d not in (D.float32, D.float64):
         raise not_implemented("multilabel_margin_loss_forward_out_frame", d)

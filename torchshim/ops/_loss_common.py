@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype as D
+from .. import _fused
 from .._promotion import can_cast, result_type, short_name
 from .._tensor import Tensor
 
@@ -77,6 +78,19 @@ class Like:
 def rt(*operands):
     """PyTorch's result dtype of an arithmetic op on Tensors, `Like`s and Python numbers."""
     return result_type(*operands)
+
+
+def on_host(t, check):
+    """Run `check(values)` (a numpy copy of tensor `t`'s values; it raises PyTorch's error for bad ones):
+    now; never under jax tracing (value checks are skipped then); in fused eager mode with `t`'s values not
+    computed yet, once they are (the error then names the op's line)."""
+    a = t._value if isinstance(t, Tensor) else t
+    if isinstance(a, jax.core.Tracer):
+        return
+    if _fused.pending(a):
+        _fused.check_later(a, check)
+        return
+    check(np.asarray(a))
 
 
 def host(t):

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from .._fused import jit as _fjit
 
 __all__ = ["max_pool", "max_pool_with_indices", "max_pool_values", "max_pool_indices", "lowest"]
 
@@ -97,11 +98,11 @@ def _max_pool_values_jvp(kernel, stride, padding, dilation, out, primals, tangen
     return max_pool_values(x, kernel, stride, padding, dilation, out), _gather(t, idx, len(kernel))
 
 
-@partial(jax.jit, static_argnames=("kernel", "stride", "padding", "dilation", "out"))
+@partial(_fjit, static_argnames=("kernel", "stride", "padding", "dilation", "out"))
 def max_pool_with_indices(x, kernel, stride, padding, dilation, out):
     """(values, indices): values gathered at the indices, so their gradient goes to those elements."""
     idx = max_pool_indices(x, kernel, stride, padding, dilation, out)
     return _gather(x, idx, len(kernel)), idx
 
 
-max_pool = jax.jit(max_pool_values, static_argnums=(1, 2, 3, 4, 5))
+max_pool = _fjit(max_pool_values, static_argnums=(1, 2, 3, 4, 5))

@@ -33,6 +33,8 @@ from jax import lax
 from jax.extend.random import define_prng_impl, threefry2x32_p
 
 from .._random import make_key
+from .. import _fused
+from .._fused import jit as _fjit
 
 __all__ = ["RandomKernel", "random_kernel"]
 
@@ -104,8 +106,8 @@ class RandomKernel:
             return fn(_block_key(raw, n, first), (size,), *args, **st)
 
         shaped.__name__ = block.__name__ = fn.__name__
-        self.shaped = jax.jit(shaped, static_argnames=("shape",) + tuple(static))
-        self.block = jax.jit(block, static_argnames=("size",) + tuple(static))
+        self.shaped = _fjit(shaped, static_argnames=("shape",) + tuple(static))
+        self.block = _fjit(block, static_argnames=("size",) + tuple(static))
 
     def __call__(self, device, raw, n, *args, shape, **static):
         shape = tuple(shape)
@@ -119,6 +121,8 @@ class RandomKernel:
             return self.shaped(raw, n, *args, shape=shape, **static)
 
     def _blockable(self, device, raw, n, args, shape, static):
+        if _fused.STATE.fused:  # fused eager mode: the draw joins the segment's program (nothing to compile)
+            return False
         numel = math.prod(shape)
         if not 2 <= numel <= MAX_BLOCKED // self.counters(**static):
             return False

@@ -25,6 +25,7 @@ from . import _dispatch as P
 from ._dispatch import ALWAYS_BOOL, DEFAULT
 from .._methods import add_tensor_method
 from ._registry import register, write_out
+from .._fused import jit as _fjit
 
 _TWO63, _TWO64 = 2 ** 63, 2 ** 64
 _SINT = {1: jnp.int8, 2: jnp.int16, 4: jnp.int32, 8: jnp.int64}
@@ -153,7 +154,7 @@ def _kernel(body, static=()):
     """jit of `body(a, b, **static)` with both operands first cast to the static compute dtype `cdt`."""
     def k(a, b, *, cdt, **kw):
         return body(_to(jnp.asarray(a), cdt), _to(jnp.asarray(b), cdt), **kw)
-    return jax.jit(k, static_argnames=("cdt", *static))
+    return _fjit(k, static_argnames=("cdt", *static))
 
 
 def _run(kernel, x, y, cdt, rdt, **kw):
@@ -387,7 +388,7 @@ for _name, _fn in _LOGICAL.items():
              doc=f"`torch.{_name}(input, other, *, out=None)` -> bool tensor: elementwise, nonzero is True "
                  "(both operands must be tensors).")
 
-_logical_not_k = jax.jit(lambda a: ~_nonzero(a))
+_logical_not_k = _fjit(lambda a: ~_nonzero(a))
 
 
 def _logical_not(input, out=None, self_=None, name="logical_not"):
@@ -446,7 +447,7 @@ for _name, (_kname, _fn, _ops) in _BITWISE.items():
                                f"{'' if 'shift' in _name else ' and bool'} only; either operand may be a "
                                "number.")
 
-_bitwise_not_k = jax.jit(lambda a: jnp.logical_not(a) if a.dtype == bool else jnp.invert(a))
+_bitwise_not_k = _fjit(lambda a: jnp.logical_not(a) if a.dtype == bool else jnp.invert(a))
 
 
 def _bitwise_not(input, out=None, self_=None):
@@ -530,7 +531,7 @@ def _isclose_method(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _isclose("isclose", self, other, rtol, atol, equal_nan, True)
 
 
-_all_k = jax.jit(jnp.all)
+_all_k = _fjit(jnp.all)
 
 
 @register("allclose", method=False, kind="pointwise")
@@ -545,7 +546,7 @@ def _allclose_method(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(_all_k(_isclose("allclose", self, other, rtol, atol, equal_nan, True)._value))
 
 
-_equal_k = jax.jit(lambda a, b, cdt: jnp.all(_compare(operator.eq, _to(a, cdt), _to(b, cdt))),
+_equal_k = _fjit(lambda a, b, cdt: jnp.all(_compare(operator.eq, _to(a, cdt), _to(b, cdt))),
                    static_argnames=("cdt",))
 
 

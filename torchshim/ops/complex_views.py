@@ -25,6 +25,7 @@ from . import _dispatch as P
 from . import _subgrad as S
 from .._methods import add_tensor_method
 from ._registry import installed, register
+from .._fused import jit as _fjit
 
 __all__ = ["conj"]
 
@@ -193,7 +194,7 @@ def resolve_neg(input):
     return _resolved(input) if _bits(input)[1] else input
 
 
-@jax.jit
+@_fjit
 def _conj_array(a):
     return jnp.conj(a)
 
@@ -257,7 +258,7 @@ def angle(input):
     return P.fresh(_angle_kernel(x), rd, input._storage.device)
 
 
-_angle_kernel = jax.jit(_angle)
+_angle_kernel = _fjit(_angle)
 
 
 @jax.custom_jvp
@@ -333,7 +334,7 @@ def _polar_op(abs, angle):  # noqa: A002
 _polar_recorded = differentiable("polar", _polar_op)
 
 
-@partial(jax.jit, static_argnums=2)
+@partial(_fjit, static_argnums=2)
 def _polar_kernel(r, theta, shape):
     return _polar(jnp.broadcast_to(r, shape), jnp.broadcast_to(theta, shape))
 

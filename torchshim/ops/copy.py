@@ -11,6 +11,7 @@ from .._storage import Storage
 from .._tensor import Tensor
 from . import _dispatch as P
 from ._registry import register
+from .._fused import jit as _fjit
 
 
 def dense_order(shape, stride):
@@ -117,7 +118,7 @@ def _memory_plan(shape, stride):
     return tuple(shape[d] for d in big), tuple(big.index(d) for d in order)
 
 
-@partial(jax.jit, static_argnums=(1, 2))
+@partial(_fjit, static_argnums=(1, 2))
 def _in_memory_order(arr, big_shape, perm):
     return arr.reshape(big_shape).transpose(perm)
 

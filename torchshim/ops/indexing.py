@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _device as Dev
 from .. import _dtype as D
+from .. import _fused
 from . import subscript as I
 from .._promotion import c_name, short_name
 from .._index_check import first_out_of_range
@@ -54,9 +55,24 @@ def _host(arr):
     return None if isinstance(arr, jax.core.Tracer) else np.asarray(arr)
 
 
-def _first_bad(t, lo, hi):
-    """The first (C order) value of index tensor `t` outside [lo, hi); None if none or under tracing."""
-    return first_out_of_range(t, lo, hi)
+def _check_index(t, lo, hi, error):
+    """Raise `error(bad)` (an exception, or None for no error) for the first (C order) value `bad` of index
+    tensor `t` outside [lo, hi): now; never under jax tracing; in fused eager mode with `t`'s values not
+    computed yet, once they are (the error then names the op's line)."""
+    if t.numel() == 0:
+        return
+    if _fused.pending(t._storage.array):
+        def check(a):
+            bad = (a < lo) | (a >= hi)
+            e = error(int(a[bad].flat[0])) if bad.any() else None
+            if e is not None:
+                raise e
+        _fused.check_later(t._value, check)
+        return
+    bad = first_out_of_range(t, lo, hi)
+    e = None if bad is None else error(bad)
+    if e is not None:
+        raise e
 
 
 def _overflows(v, d):
@@ -235,8 +251,7 @@ def index_select(input, dim, index):
     size = input._shape[dim] if input.ndim else 1
     if size == 0 and index.numel():
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
-    if _first_bad(index, 0, size) is not None:
-        raise IndexError("index out of range in self")
+    _check_index(index, 0, size, lambda bad: IndexError("index out of range in self"))
     out_shape = input._shape[:dim] + (index.numel(),) + input._shape[dim + 1:] if input.ndim else ()
     return P.fresh(_select_k(input._value, index._value, dim=dim, out_shape=out_shape), input._dtype,
                    _devs(input, index))
@@ -266,9 +281,8 @@ def gather(input, dim, index, *, sparse_grad=False):
         if d != dim and ish[d] > sh[d]:
             raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index._shape)} to "
                                f"be no larger than self {list(input._shape)} apart from dimension {dim}")
-    bad = _first_bad(index, 0, sh[dim])
-    if bad is not None:
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {sh[dim]}")
+    _check_index(index, 0, sh[dim], lambda bad: RuntimeError(
+        f"index {bad} is out of bounds for dimension {dim} with size {sh[dim]}"))
     return P.fresh(_gather_k(input._value, index._value, dim=dim, ishape=index._shape), input._dtype,
                    _devs(input, index))
 
@@ -289,9 +303,8 @@ def take(input, index):
     n = input.numel()
     if n == 0 and index.numel():
         raise IndexError("take(): tried to take from an empty tensor")
-    bad = _first_bad(index, -n, n)
-    if bad is not None:
-        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    _check_index(index, -n, n, lambda bad: IndexError(
+        f"out of range: tried to access index {bad} on a tensor of {n} elements."))
     return P.fresh(_take_k(input._value, index._value), input._dtype, _devs(input, index))
 
 
@@ -321,9 +334,8 @@ def _scatter_checks(self, dim, index, src):
         msg += f" and to be no larger size than src {list(src._shape)}"
     if wrong:
         raise RuntimeError(msg)
-    bad = _first_bad(index, 0, sh[dim])
-    if bad is not None:
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {sh[dim]}")
+    _check_index(index, 0, sh[dim], lambda bad: RuntimeError(
+        f"index {bad} is out of bounds for dimension {dim} with size {sh[dim]}"))
     return dim
 
 
@@ -432,11 +444,14 @@ def index_add(input, dim, index, source, *, alpha=1):
     alpha * source[..., i, ...] (duplicates accumulate); alpha is converted to input's dtype (truncated for
     integers). Out-of-range indices raise PyTorch's RuntimeError (>1-D input, int64 index) or IndexError."""
     dim, size = _index_func_checks("index_add", input, dim, index, source)
-    bad = _first_bad(index, 0, size)
-    if bad is not None and not (input.ndim > 1 and input.numel() == 0):
+
+    def error(bad):
+        if input.ndim > 1 and input.numel() == 0:
+            return None
         if input.ndim > 1 and index._dtype is D.int64:
-            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
-        raise IndexError("index out of range in self")
+            return RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        return IndexError("index out of range in self")
+    _check_index(index, 0, size, error)
     a = scalar_to(alpha, input._dtype)
     return _index_run(input, dim, index, source, "sum", alpha=None if alpha == 1 else a)
 
@@ -472,9 +487,8 @@ def index_copy(input, dim, index, source):
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
                          f"({source._shape[dim]})")
     size = input._shape[dim] if input.ndim else 1
-    bad = _first_bad(index, 0, size)
-    if bad is not None:
-        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with size {size}")
+    _check_index(index, 0, size, lambda bad: IndexError(
+        f"index_copy_(): index {bad} is out of bounds for dimension {dim} with size {size}"))
     return _index_run(input, dim, index, source, "set")
 
 
@@ -495,9 +509,8 @@ def index_fill(input, dim, index, value):
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     v = scalar_to(value, input._dtype)
     size = input._shape[dim] if input.ndim else 1
-    bad = _first_bad(index, -size, size)
-    if bad is not None:
-        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    _check_index(index, -size, size, lambda bad: IndexError(
+        f"index {bad} is out of bounds for dimension {dim} with size {size}"))
     return _index_run(input, dim, index, v, "set")
 
 
@@ -512,8 +525,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     dim, size = _index_func_checks("index_reduce", input, dim, index, source)
     if input._dtype is D.bool_:
         raise NotImplementedError('"index_func_" not implemented for \'Bool\'')
-    if _first_bad(index, 0, size) is not None:
-        raise IndexError("index out of range in self")
+    _check_index(index, 0, size, lambda bad: IndexError("index out of range in self"))
     return _index_run(input, dim, index, source, reduce, include_self)
 
 

@@ -34,6 +34,7 @@ from ._linalg_common import (
 )
 from ._loss_common import raising_guard
 from ._registry import register
+from .._fused import jit as _fjit
 
 __all__ = [
     "linalg_cholesky",
@@ -89,7 +90,7 @@ def _chol_info_one(a):
     return jax.lax.fori_loop(0, n, body, (jnp.zeros_like(a), jnp.int32(0)))[1]
 
 
-@jax.jit
+@_fjit
 def _cholesky_info(h, lo):
     batch = h.shape[:-2]
     if h.size == 0:
@@ -102,7 +103,7 @@ def _cholesky_info(h, lo):
     )
 
 
-@functools.partial(jax.jit, static_argnames=("upper",))
+@functools.partial(_fjit, static_argnames=("upper",))
 def _cholesky_k(a, upper):
     h = _hermitian_from(a, False)
     lo = jax.lax.linalg.cholesky(h, symmetrize_input=False) if a.size else a
@@ -185,7 +186,7 @@ def _qr_k(a, mode):
     return q, r
 
 
-_qr_jit = jax.jit(_qr_k, static_argnames=("mode",))
+_qr_jit = _fjit(_qr_k, static_argnames=("mode",))
 
 
 def _qr(name, A, mode):
@@ -229,7 +230,7 @@ def qr(input, some=True):
 _GEQRF_GRAD = raising_guard(NotImplementedError, "the derivative for 'geqrf' is not implemented.")
 
 
-@jax.jit
+@_fjit
 def _geqrf_k(a):
     m, n = a.shape[-2:]
     if a.size == 0:
@@ -279,7 +280,7 @@ def _reflectors(a, tau, q, conj_tau=False, reverse=True):
     return jax.lax.fori_loop(0, k, body, q)
 
 
-@jax.jit
+@_fjit
 def _householder_k(a, tau):
     m, n = a.shape[-2:]
     q = jnp.broadcast_to(jnp.eye(m, n, dtype=a.dtype), a.shape)
@@ -330,7 +331,7 @@ def orgqr(input, input2):
     return new(_householder_k(input._value, input2._value), input._dtype, input)
 
 
-@functools.partial(jax.jit, static_argnames=("left", "transpose"))
+@functools.partial(_fjit, static_argnames=("left", "transpose"))
 def _ormqr_k(a, tau, c, left, transpose):
     if left:  # Q c = H_1 (... H_k c); Q^H c = H_k^H (... H_1^H c)
         return _reflectors(a, tau, c, conj_tau=transpose, reverse=not transpose)
@@ -393,7 +394,7 @@ def _svd_arrays(a, full_matrices, compute_uv):
     return u, s, vh
 
 
-_svd_k = jax.jit(_svd_arrays, static_argnames=("full_matrices", "compute_uv"))
+_svd_k = _fjit(_svd_arrays, static_argnames=("full_matrices", "compute_uv"))
 
 
 def _svd_checks(A, driver):
@@ -558,7 +559,7 @@ def _eig_checks(name, A):
     check_low("linalg_eig_out_cpu", A)
 
 
-@jax.jit
+@_fjit
 def _eig_k(a):
     ct = jnp.result_type(a.dtype, jnp.complex64)
     if a.size == 0:
@@ -607,7 +608,7 @@ def _eigh(name, A, UPLO):
     return _eigh_k(A._value, upper=upper == "U")
 
 
-@functools.partial(jax.jit, static_argnames=("upper",))
+@functools.partial(_fjit, static_argnames=("upper",))
 def _eigh_k(a, upper):
     if a.size == 0:
         return jnp.zeros(a.shape[:-1], jnp.finfo(a.dtype).dtype), a

@@ -20,6 +20,7 @@ from ._registry import installed, register
 from .linalg import LinAlgError, _mm
 from .linalg_norms import check_floating, typed_arg
 from .movement import checked_out, same_dtype_out
+from .._fused import jit as _fjit
 
 __all__ = ["multi_dot_t"]
 
@@ -270,7 +271,7 @@ def linalg_tensorinv(A, ind=2):
     return P.fresh(inv._value.reshape(A._shape[ind:] + A._shape[:ind]), A._dtype, A._storage.device)
 
 
-@jax.jit
+@_fjit
 def _solve_k(a, b):
     lu = jax.lax.linalg.lu(a)[0]
     singular = jnp.any(jnp.diagonal(lu) == 0)

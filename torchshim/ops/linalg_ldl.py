@@ -21,6 +21,7 @@ from . import _dispatch as P
 from ._linalg_common import check_float, check_low, check_square, check_tensor, new, synced, write_plain_out
 from ._loss_common import raising_guard
 from ._registry import register
+from .._fused import jit as _fjit
 
 __all__ = ["linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_ldl_solve"]
 
@@ -132,7 +133,7 @@ def _update2(a, k, idx, herm, conj):
     return jnp.where(k < n - 2, out, a)
 
 
-@functools.partial(jax.jit, static_argnames=("herm",))
+@functools.partial(_fjit, static_argnames=("herm",))
 def _ldl_factor_k(a, herm):
     batch, n = a.shape[:-2], a.shape[-1]
     if a.size == 0:
@@ -240,7 +241,7 @@ def _sytrs_one(ld, piv, b, herm):
     return b
 
 
-@functools.partial(jax.jit, static_argnames=("herm",))
+@functools.partial(_fjit, static_argnames=("herm",))
 def _ldl_solve_k(ld, piv, b, herm):
     batch = jnp.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
     n, r = ld.shape[-1], b.shape[-1]

@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from . import _dispatch as P
 from ._dispatch import fresh
 from ._registry import register
+from .._fused import jit as _fjit
 
 __all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "triangular_solve", "matrix_exp"]
 
@@ -106,7 +107,7 @@ def _tri_solve(a, b, upper, left, unit, trans):
                                            unit_diagonal=unit)
 
 
-tri_solve = jax.jit(_tri_solve, static_argnames=("upper", "left", "unit", "trans"))
+tri_solve = _fjit(_tri_solve, static_argnames=("upper", "left", "unit", "trans"))
 tri_solve.__doc__ = """X with op(A) X = B (left) or X op(A) = B from one triangle of A (op = transpose when
 `trans`), batch dims broadcast: the solve of torch.triangular_solve and torch.linalg.solve_triangular."""
 

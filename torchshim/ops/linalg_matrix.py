@@ -15,6 +15,7 @@ from . import _dispatch as P
 from ._registry import register
 from .movement import checked_out, not_implemented, same_dtype_out
 from .linalg import _LOW, _mm, _new, mm_precision
+from .._fused import jit as _fjit
 
 
 # ---- inverse / det / logdet / slogdet / solve ------------------------------------------------------------
@@ -31,7 +32,7 @@ def _check_square(name, t):
         raise not_implemented("lu_cpu", t._dtype)
 
 
-@jax.jit
+@_fjit
 def _inv_k(a):
     if a.size == 0:
         return a, jnp.zeros(a.shape[:-2], jnp.int32)

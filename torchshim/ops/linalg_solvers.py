@@ -31,6 +31,7 @@ from ._linalg_common import (
 from ._registry import register
 from .linalg_legacy import tri_solve
 from .linalg_matrix import _det_k, _inv_k, _slogdet_k
+from .._fused import jit as _fjit
 
 __all__ = [
     "linalg_lu_factor",
@@ -52,7 +53,7 @@ __all__ = [
 
 
 # ---- LU --------------------------------------------------------------------------------------------------
-@jax.jit
+@_fjit
 def _lu_k(a):
     """(packed LU, 1-based int32 pivots, info) as LAPACK getrf: info = first exactly-zero U[i, i]
     (1-based)."""
@@ -145,7 +146,7 @@ def _unpack(lu_, piv, dtype):
     return p, lo, up
 
 
-_unpack_k = jax.jit(_unpack, static_argnames=("dtype",))
+_unpack_k = _fjit(_unpack, static_argnames=("dtype",))
 
 
 def _plu(A, pivot):
@@ -250,7 +251,7 @@ def _solve_with_lu(lu_, piv, b, left, adjoint):
     return jnp.take_along_axis(z, inv[..., :, None], axis=-2)
 
 
-_lu_solve_k = jax.jit(_solve_with_lu, static_argnames=("left", "adjoint"))
+_lu_solve_k = _fjit(_solve_with_lu, static_argnames=("left", "adjoint"))
 
 
 def _check_system(name, A, B, left, lhs="A"):
@@ -301,7 +302,7 @@ def lu_solve(input, LU_data, LU_pivots):
 
 
 # ---- solve / solve_ex ------------------------------------------------------------------------------------
-@functools.partial(jax.jit, static_argnames=("left", "vector"))
+@functools.partial(_fjit, static_argnames=("left", "vector"))
 def _solve_k(a, b, left, vector):
     lu_, piv, info = _lu_k(a)
     if vector:
@@ -386,7 +387,7 @@ def linalg_solve_triangular(A, B, *, upper=None, left=True, unitriangular=False)
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
-@functools.partial(jax.jit, static_argnames=("rcond", "vector"))
+@functools.partial(_fjit, static_argnames=("rcond", "vector"))
 def _lstsq_k(a, b, rcond, vector):
     if vector:
         b = b[..., None]

@@ -22,6 +22,7 @@ from ._registry import register
 from .linalg_matrix import _inv_k
 from .linalg_norms import check_floating, fmt_number, matrix_norm_t
 from .movement import checked_out, not_implemented
+from .._fused import jit as _fjit
 
 __all__ = ["pinv_t"]
 
@@ -252,13 +253,13 @@ def _cond_svd_k(a, *, ord):
     return s[..., 0] / s[..., -1] if ord == 2 else s[..., -1] / s[..., 0]
 
 
-@jax.jit
+@_fjit
 def _masked_inv_k(a):
     inv, info = _inv_k(a)
     return jnp.where((info > 0)[..., None, None], jnp.asarray(math.inf, a.dtype), inv)
 
 
-@jax.jit
+@_fjit
 def _nan_to_inf_k(r):
     return jnp.where(jnp.isnan(r), jnp.asarray(math.inf, r.dtype), r)
 

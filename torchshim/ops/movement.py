@@ -21,6 +21,7 @@ from ._dispatch import DEFAULT
 from ._registry import register, write_out
 from .copy import clone  # noqa: F401  (re-exported: views.contiguous used to import it from here)
 from .views import expand, reshape, shape_arg, view
+from .._fused import jit as _fjit
 
 __all__ = ["checked_out", "same_dtype_out", "cat_tensors", "not_implemented"]
 
@@ -384,7 +385,7 @@ def _ri_index_k(r, total):
     return jnp.repeat(jnp.arange(r.shape[0], dtype=r.dtype), r, total_repeat_length=total)
 
 
-@jax.jit
+@_fjit
 def _ri_stats(r):
     return jnp.sum(r), jnp.min(r, initial=0)
 
@@ -635,7 +636,7 @@ def _take_along_k(a, idx, dim, shape):
     return jnp.take_along_axis(a, jnp.mod(idx, a.shape[dim]) if a.shape[dim] else idx, axis=dim)
 
 
-@jax.jit
+@_fjit
 def _first_oob(idx, n):
     bad = (idx < 0) | (idx >= n)
     return jnp.any(bad), idx[jnp.argmax(bad)]

@@ -18,6 +18,7 @@ from ._registry import register
 from .movement import not_implemented
 from .nn_conv import _LOW, fmt, int_list, round_to, sizes
 from .nn_pooling import _adaptive_axis, _check1d, _dim_range, max_windows, sum_windows
+from .._fused import jit as _fjit
 
 
 # ---- adaptive pooling --------------------------------------------------------------------------------------
@@ -43,7 +44,7 @@ def _scan_sum(x, wins):
     return total
 
 
-@partial(jax.jit, static_argnames=("out",))
+@partial(_fjit, static_argnames=("out",))
 def _adaptive_avg_k(x, out):
     nd = len(out)
     ins = x.shape[x.ndim - nd :]
@@ -65,7 +66,7 @@ def _adaptive_avg_k(x, out):
     return (total / jnp.asarray(div, acc)).astype(dt)
 
 
-@partial(jax.jit, static_argnames=("out",))
+@partial(_fjit, static_argnames=("out",))
 def _adaptive_max_k(x, out):
     nd = len(out)
     ins = x.shape[x.ndim - nd :]

@@ -100,6 +100,8 @@ def _flash_bwd(cfg, res, g):
 
 
 _flash_k.defvjp(_flash_fwd, _flash_bwd)
+# the eager entry: a kernel like every other op's (one dispatch; recorded in fused eager mode)
+_flash_call = P.kernel(lambda q, k, v, mask, cfg: _flash_k(q, k, v, mask, cfg), static=("cfg",))
 
 
 def _sdpa_flash(query, key, value, attn_mask, scale, is_causal, mask_kind, groups):
@@ -107,7 +109,7 @@ def _sdpa_flash(query, key, value, attn_mask, scale, is_causal, mask_kind, group
     cfg = (("scale", scale), ("is_causal", is_causal), ("mask_kind", mask_kind), ("groups", groups),
            ("p", 0.0), ("cdt", np.dtype(cdt.np)), ("rdt", np.dtype(query._dtype.np)))
     mask = None if attn_mask is None else attn_mask._value
-    out = _flash_k(query._value, key._value, value._value, mask, cfg)
+    out = _flash_call(query._value, key._value, value._value, mask, cfg=cfg)
     return P.fresh(out, query._dtype, query._storage.device)
 
 

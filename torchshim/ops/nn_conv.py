@@ -25,6 +25,7 @@ from . import _dispatch as P
 from ._registry import register
 from .movement import not_implemented
 from .reduction import invalid_args
+from .._fused import jit as _fjit
 
 HI = jax.lax.Precision.HIGHEST
 _LOW = (np.dtype(D.float16.np), np.dtype(D.bfloat16.np))
@@ -341,7 +342,7 @@ def _with_bias(out, b, dt):
     return out.astype(dt)
 
 
-@partial(jax.jit, static_argnames=("stride", "padding", "dilation", "transposed", "output_padding", "groups"))
+@partial(_fjit, static_argnames=("stride", "padding", "dilation", "transposed", "output_padding", "groups"))
 def _conv_k(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     geo = (stride, padding, dilation, transposed, output_padding, groups)
     dt = x.dtype

@@ -7,7 +7,6 @@ float16/bfloat16 accumulations are rounded after each addition, as ATen's loops 
 import operator
 from functools import partial
 
-import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
@@ -17,10 +16,11 @@ from . import _dispatch as P
 from ._registry import register
 from .movement import not_implemented
 from .nn_conv import _LOW, _tensor, device_of, int_list, round_to, sizes
+from .._fused import jit as _fjit
 
 
 # ---- conv_tbc ----------------------------------------------------------------------------------------------
-@partial(jax.jit, static_argnames=("pad", "olen"))
+@partial(_fjit, static_argnames=("pad", "olen"))
 def _tbc_k(x, w, b, pad, olen):
     """ATen's loop: output = bias; output[o:o+t] += input[i:i+t] @ weight[k] for each kernel tap k."""
     ilen, batch = x.shape[:2]
@@ -131,7 +131,7 @@ def _blocks(size, k, d, p, s):
     return (size + 2 * p - (d * (k - 1) + 1)) // s + 1
 
 
-@partial(jax.jit, static_argnames=("kernel_size", "dilation", "padding", "stride", "out"))
+@partial(_fjit, static_argnames=("kernel_size", "dilation", "padding", "stride", "out"))
 def _im2col_k(x, kernel_size, dilation, padding, stride, out):
     n, c = x.shape[:2]
     xp = jnp.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
@@ -185,7 +185,7 @@ def im2col(input, kernel_size, dilation, padding, stride):
     return P.fresh(r if nd == 4 else r[0], dt, input._storage.device)
 
 
-@partial(jax.jit, static_argnames=("output_size", "kernel_size", "dilation", "padding", "stride", "blocks"))
+@partial(_fjit, static_argnames=("output_size", "kernel_size", "dilation", "padding", "stride", "blocks"))
 def _col2im_k(x, output_size, kernel_size, dilation, padding, stride, blocks):
     n = x.shape[0]
     kh, kw = kernel_size

@@ -28,6 +28,7 @@ from . import _max_window as MW
 from ._registry import register
 from .movement import not_implemented
 from .nn_conv import int_list, sizes
+from .._fused import jit as _fjit
 
 _LOW = (np.dtype(D.float16.np), np.dtype(D.bfloat16.np))
 
@@ -390,7 +391,7 @@ def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 
 
 # ---- average pooling ---------------------------------------------------------------------------------------
-@partial(jax.jit, static_argnames=("kernel", "stride", "padding", "out", "count_include_pad", "divisor"))
+@partial(_fjit, static_argnames=("kernel", "stride", "padding", "out", "count_include_pad", "divisor"))
 def _avg_pool_k(x, kernel, stride, padding, out, count_include_pad, divisor):
     nd = len(kernel)
     ins = x.shape[x.ndim - nd :]

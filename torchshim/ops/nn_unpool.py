@@ -16,6 +16,7 @@ from ._registry import register
 from .movement import not_implemented
 from .nn_conv import fmt, int_list, sizes
 from .nn_pooling import max_windows
+from .._fused import jit as _fjit
 
 
 # ---- max unpooling -----------------------------------------------------------------------------------------
@@ -61,7 +62,7 @@ def _unpool_jvp(n_out, primals, tangents):
     return out, _scatter_planes(jnp.zeros(out.shape, out.dtype), idx, t, "add")
 
 
-@partial(jax.jit, static_argnames=("out",))
+@partial(_fjit, static_argnames=("out",))
 def _unpool_k(x, idx, out):
     nd = len(out)
     lead = x.shape[: x.ndim - nd]
@@ -159,7 +160,7 @@ def _intervals(u, n_in, n_out, k):
     return seq.at[..., n_out - 1].set(n_in - k) if n_out else seq
 
 
-@partial(jax.jit, static_argnames=("kernel", "out"))
+@partial(_fjit, static_argnames=("kernel", "out"))
 def _fractional_k(x, samples, kernel, out):
     nd = len(kernel)
     n, c = x.shape[:2]

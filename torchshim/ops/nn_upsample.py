@@ -12,7 +12,6 @@ gathers, so integer (uint8) images stay exact and gradients accumulate into the 
 import math
 from functools import partial
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -23,6 +22,7 @@ from ._registry import register
 from .movement import not_implemented
 from .nn_conv import int_list
 from .nn_pooling import _gather
+from .._fused import jit as _fjit
 
 _DIM_LETTERS = {1: ("W",), 2: ("H", "W"), 3: ("D", "H", "W")}
 
@@ -93,7 +93,7 @@ def _table(mode, n_in, n_out, align_corners, scale, dt):
     return idx, np.stack(_cubic_coeffs(lam, ot), 1)
 
 
-@partial(jax.jit, static_argnames=("mode", "out", "align_corners", "scales"))
+@partial(_fjit, static_argnames=("mode", "out", "align_corners", "scales"))
 def _upsample_k(x, mode, out, align_corners, scales):
     nd = len(out)
     first = x.ndim - nd

@@ -22,12 +22,13 @@ from ._registry import register
 from .indexing import scalar_to
 from .movement import not_implemented
 from .nn_conv import fmt, int_list, sizes
+from .._fused import jit as _fjit
 
 _LOW = (np.dtype(D.float16.np), np.dtype(D.bfloat16.np))
 
 
 # ---- padding -----------------------------------------------------------------------------------------------
-@partial(jax.jit, static_argnames=("pads",))
+@partial(_fjit, static_argnames=("pads",))
 def _constant_pad_k(x, value, pads):
     cfg = [(0, 0, 0)] * (x.ndim - len(pads)) + [(lo, hi, 0) for lo, hi in pads]
     return jax.lax.pad(x, value.astype(x.dtype), cfg)
@@ -108,7 +109,7 @@ def _index_maps(mode, sizes_, pads):
     return out
 
 
-@partial(jax.jit, static_argnames=("mode", "pads"))
+@partial(_fjit, static_argnames=("mode", "pads"))
 def _index_pad_k(x, mode, pads):
     nd = len(pads)
     maps = _index_maps(mode, x.shape[x.ndim - nd :], pads)
@@ -370,7 +371,7 @@ def _cubic_1d(vals, t):
     return vals[0] * w[0] + vals[1] * w[1] + vals[2] * w[2] + vals[3] * w[3]
 
 
-@partial(jax.jit, static_argnames=("mode", "padding_mode", "align_corners"))
+@partial(_fjit, static_argnames=("mode", "padding_mode", "align_corners"))
 def _grid_sample_k(inp, grid, mode, padding_mode, align_corners):
     dt = inp.dtype
     ct = jnp.float32 if dt in _LOW else dt
@@ -495,7 +496,7 @@ def _linspace_from_neg_one(n, align_corners, dt):
     return r
 
 
-@partial(jax.jit, static_argnames=("size", "align_corners"))
+@partial(_fjit, static_argnames=("size", "align_corners"))
 def _affine_grid_k(theta, size, align_corners):
     dt = np.dtype(theta.dtype)
     ct = np.float32 if dt in _LOW else dt

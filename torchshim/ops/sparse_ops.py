@@ -20,6 +20,7 @@ from .._tensor import fresh
 from ..autograd._node import record
 from ..autograd.grad_mode import is_grad_enabled
 from .sparse_tensor import host_indices, make_sparse
+from .._fused import jit as _fjit
 
 __all__ = ["run", "alias", "to_dense", "coalesce", "grad_of_leaf", "values_on_pattern", "spmm", "dense_spmm",
            "addmm", "add", "mask_mul", "transpose", "sum_dims", "softmax", "dense_to_sparse", "with_values"]
@@ -31,7 +32,7 @@ def _kernel(fn, static):
     k = (fn, static)
     j = _KERNELS.get(k)
     if j is None:
-        jitted = jax.jit(functools.partial(fn, **dict(static)))
+        jitted = _fjit(functools.partial(fn, **dict(static)))
 
         def forward(arrays):
             return (jitted(*arrays),)

@@ -29,6 +29,7 @@ from ..autograd._forward import STATE as _fw, attach_tangents
 from ..autograd._node import record, run_forward
 from ..autograd.grad_mode import is_grad_enabled
 from ._registry import register
+from .._fused import jit as _fjit
 
 __all__ = ["getitem", "setitem"]
 
@@ -316,7 +317,7 @@ def _check_range(view, advs):
                              f"{size}")
 
 
-@partial(jax.jit, static_argnames=("dims", "sizes", "ndim"))
+@partial(_fjit, static_argnames=("dims", "sizes", "ndim"))
 def _gather(value, arrays, dims, sizes, ndim):
     idx = [slice(None)] * ndim
     for arr, d, n in zip(arrays, dims, sizes):
@@ -326,7 +327,7 @@ def _gather(value, arrays, dims, sizes, ndim):
 
 
 # ---- the index-put core: `x[indices] = v` (setitem) and `index_put(_)` (ops/indexing.py) ------------------
-@partial(jax.jit, static_argnames=("dims", "sizes", "ndim", "vshape", "target", "accumulate"))
+@partial(_fjit, static_argnames=("dims", "sizes", "ndim", "vshape", "target", "accumulate"))
 def put_kernel(value, arrays, new, dims, sizes, ndim, vshape, target, accumulate=False):
     """`value` with `new` (reshaped to `vshape`, broadcast to the indexed shape `target`, cast to value's
     dtype) written at the advanced indices `arrays` of dims `dims`; accumulate=True sums duplicates

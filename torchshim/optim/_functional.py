@@ -31,6 +31,7 @@ import jax.numpy as jnp
 
 from ..ops._subgrad import correctly_rounded_divide
 from ..ops.pointwise import fmadd
+from .._fused import jit as _fjit
 
 __all__ = ["sgd", "adam", "adamax", "nadam", "radam", "rmsprop", "adagrad", "adadelta", "asgd", "rprop"]
 
@@ -188,7 +189,7 @@ def _kernel(*static):
     """Decorator on a one-parameter update (see `_per_param`): the loop over the parameters, real views for
     complex, then `jax.jit` with `maximize` and the named keyword arguments static."""
     static = ("maximize",) + static
-    return lambda update: jax.jit(_with_real_views(_per_param(update)), static_argnames=static)
+    return lambda update: _fjit(_with_real_views(_per_param(update)), static_argnames=static)
 
 
 def _l2(g, p, weight_decay, has_wd):

@@ -5,7 +5,6 @@ search), so it is written with torchshim tensors rather than as one pure jax fun
 jitted kernel. The `x.add_(y, alpha=a)` updates go through one jitted kernel with `a` traced (`_add_`), so new
 step sizes do not compile new kernels. State entries, their types and the history lists are PyTorch's.
 """
-import jax
 import numpy as np
 
 from .. import _api as torchshim
@@ -16,6 +15,7 @@ from ._checks import validate
 from ._functional import _add
 from ._line_search import strong_wolfe
 from .optimizer import Optimizer, _to_scalar
+from .._fused import jit as _fjit
 
 __all__ = ["LBFGS"]
 
@@ -25,7 +25,7 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
-_axpy = jax.jit(_add)
+_axpy = _fjit(_add)
 
 
 def _add_(x, y, alpha):

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 
+from .. import _fused
 from .._tensor import Tensor
 from ..autograd import grad_mode as _gm
 from ..utils import hooks
@@ -186,6 +187,7 @@ class Optimizer:
                                _global_optimizer_post_hooks.values())
             for post_hook in post_hooks:
                 post_hook(self, args, kwargs)
+            _fused.step_boundary("optimizer.step()")
             return out
 
         return wrapper

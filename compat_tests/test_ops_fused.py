@@ -14,6 +14,18 @@ from records import all_records
 
 CASES = [c for rec in all_records() for c in fused_slice(rec)]
 
+# Known differences of fused mode (strict: they fail once fixed). A segment is one XLA program, and XLA:CPU
+# contracts a multiply and an add into one fused multiply-add (one rounding where op mode and PyTorch round
+# twice), as any compiled program does (torch.compile too): `x.mul_(-3); x.add_(1)` then differs in the last
+# bit, which these cases show exactly (they compare float bits viewed as int32; float results are compared
+# with tolerances and pass).
+_FMA = "x.mul_(-3); x.add_(1) in one program: XLA contracts it into a fused multiply-add (one rounding); " \
+       "the case reads the float bits as int32 and compares them exactly"
+KNOWN = {"view-float32-0_11": _FMA, "view-float32-2_1": _FMA}
+IDS = unique_ids(c.id for c in CASES)
+PARAMS = [pytest.param(c, id=i, marks=pytest.mark.xfail(strict=True, reason=KNOWN[i])) if i in KNOWN else
+          pytest.param(c, id=i) for c, i in zip(CASES, IDS)]
+
 
 @pytest.fixture(autouse=True)
 def _fused_mode():
@@ -22,6 +34,6 @@ def _fused_mode():
     harness.EAGER_MODE = os.environ.get("TORCHSHIM_TEST_EAGER", "op")
 
 
-@pytest.mark.parametrize("case", CASES, ids=unique_ids(c.id for c in CASES))
+@pytest.mark.parametrize("case", PARAMS)
 def test_op_fused(case):
     check(case.fn, case.specs, rtol=case.rtol, atol=case.atol, msg=case.msg, check_stride=case.check_stride)

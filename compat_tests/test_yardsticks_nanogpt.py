@@ -7,12 +7,14 @@ compat_tests/yardsticks/nanogpt/ holds nanoGPT's `train.py`, `model.py` and `con
 set written the way nanoGPT's prepare.py writes it (yardsticks/_fixtures/nanogpt/prepare.py over
 _fixtures/data/nanogpt/input.txt, 50 characters), and runs `python train.py config/train_tiny_cpu.py
 --compile=...` in a subprocess: under `python -m torchshim run` with `--compile=False` and `--compile=True`,
-under the real PyTorch with `--compile=False`, and a resume (`--init_from=resume`) from the checkpoint the
-compiled run wrote.
+under the real PyTorch with `--compile=False`, in fused eager mode, and a resume (`--init_from=resume`) from
+the checkpoint the compiled run wrote.
 
 What is compared, from nanoGPT's own printed lines (`step N: train loss X, val loss Y` and `iter N: loss X`):
 - torchshim compiled vs torchshim eager: the same seed gives the same initial weights, batches and dropout
   masks (torch.compile threads the generator), so every printed loss must agree to the printed precision.
+- torchshim in fused eager mode (`TORCHSHIM_EAGER=fused`, issue 14) vs torchshim eager: the same, to the
+  printed precision.
 - torchshim vs PyTorch: the random streams differ (docs/differences.md "Random numbers"), so the initial
   weights and batches differ; the losses are compared with tolerances measured from PyTorch's own spread over
   seeds (each stated where it is used).
@@ -75,9 +77,9 @@ class _Run:
         return statistics.median(ms for i, (_, ms) in self.iters.items() if i > 1 and i % 10)
 
 
-def _train(library, dest, args):
+def _train(library, dest, args, extra_env=None):
     folder = _folder(str(dest))
-    return _Run(ys._run(library, folder, "train.py", [CONFIG, *args]), folder)
+    return _Run(ys._run(library, folder, "train.py", [CONFIG, *args], extra_env), folder)
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +90,12 @@ def eager(tmp_path_factory):
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
     return _train("torchshim", tmp_path_factory.mktemp("nanogpt_compiled"), ["--compile=True"])
+
+
+@pytest.fixture(scope="module")
+def fused(tmp_path_factory):
+    return _train("torchshim", tmp_path_factory.mktemp("nanogpt_fused"), ["--compile=False"],
+                  {"TORCHSHIM_EAGER": "fused", "TORCHSHIM_LOGS": "recompiles"})
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +142,18 @@ def test_nanogpt_compiled_matches_eager(eager, compiled):
     assert sorted(ckpt["optimizer"]["state"]) == sorted(ref["optimizer"]["state"])
     for k, v in ref["model"].items():
         assert torch.allclose(ckpt["model"]["_orig_mod." + k], v, atol=1e-4), k
+
+
+def test_nanogpt_fused_matches_eager(eager, fused):
+    """Issue 14: train.py unmodified in fused eager mode (TORCHSHIM_EAGER=fused) prints op mode's losses."""
+    eager.check_complete()
+    fused.check_complete()
+    for i in range(MAX_ITERS + 1):
+        assert fused.iters[i][0] == pytest.approx(eager.iters[i][0], abs=2e-4), i
+    for s in eager.evals:
+        assert fused.evals[s] == pytest.approx(eager.evals[s], abs=2e-4), s
+    # a training loop compiles its few segments once: no segment structure falls back to op by op
+    assert "runs op by op" not in fused.result.stderr, fused.result.explain()
 
 
 def test_nanogpt_matches_pytorch(eager, reference):

@@ -97,7 +97,7 @@ def _make_program(records, live):
 
 
 def _structure(records):
-    return tuple((sig[0], sig[1], sig[2], srcs) for sig, srcs in records)
+    return tuple((sig[0], sig[1], sig[2], tuple(srcs)) for sig, srcs in records)
 
 
 def _difference(old, new):
@@ -134,8 +134,8 @@ def run(seg, why):
     st.ops += len(seg.records)
     st.flush_reasons[why] += 1
     live = _live(seg)
-    records = tuple(seg.records)
-    key = (records, live)
+    records = seg.records
+    key = (tuple(seg.key), live)
     prog = _cache.get(key)
     t0 = time.perf_counter()
     try:

@@ -6,9 +6,12 @@ A record is `(signature, sources)`:
   type) -- or its Python type for a Python number, which jax.jit treats as a weakly typed value;
 - sources: where each dynamic leaf comes from: an `int` is a slot of the segment's inputs (concrete arrays,
   deduplicated by identity, and Python numbers), a pair `(r, j)` is output j of record r.
-The records' tuple is the program's structure: equal structures (and the same outputs still referenced at the
-flush) share one compiled program (`_program`).
+The records are the program's structure: equal structures (and the same outputs still referenced at the
+flush) share one compiled program (`_program`). The cache key is `Segment.key`, the same structure as a flat
+list of integers made while recording (each signature's number, then each leaf's source: `2 * slot` for an
+input, `2 * (r << 8 | j) + 1` for output j of record r), cheap to hash and compare.
 """
+import itertools
 import numbers
 
 import jax
@@ -23,17 +26,19 @@ __all__ = ["Segment", "record", "flush", "LEAF"]
 LEAF = ("<leaf>",)  # a dynamic leaf's place in a template (compared by value: a tuple no caller can pass)
 _SCALARS = (int, float, bool, complex)
 _concrete_types = set()  # types seen to be concrete jax arrays (jaxlib's ArrayImpl)
-_out_avals = {}  # signature -> (output treedef, [(shape, dtype, weak_type)]) from jax.eval_shape
+_out_avals = {}  # signature -> (output treedef, [(shape, dtype, weak_type)], number) from jax.eval_shape
 _OUT_AVALS_MAX = 200_000
+_numbers = itertools.count(1)  # signature numbers (never reused, so a number names one signature)
 
 
 class Segment:
     """The ops recorded since the last flush."""
 
-    __slots__ = ("records", "outs", "inputs", "input_ids", "error", "checks")
+    __slots__ = ("records", "key", "outs", "inputs", "input_ids", "error", "checks")
 
     def __init__(self):
         self.records = []  # (signature, sources)
+        self.key = []  # the records as integers (see the module docstring)
         self.outs = []  # per record: its output LazyArrays
         self.inputs = []  # concrete arrays and Python numbers, by slot
         self.input_ids = {}  # id(array) -> slot
@@ -58,8 +63,6 @@ def _input(x, seg, srcs, avals, aval):
 def _walk(x, seg, srcs, avals):
     """x's template; appends each dynamic leaf's source and aval."""
     t = type(x)
-    if t in _concrete_types:
-        return _input(x, seg, srcs, avals, (x.shape, x.dtype, x.weak_type))
     if t is LazyArray:
         v = x.value
         if v is not None:
@@ -70,6 +73,8 @@ def _walk(x, seg, srcs, avals):
         srcs.append((x.rec, x.idx))
         avals.append((x.shape, x.dtype, x.weak_type))
         return LEAF
+    if t in _concrete_types:
+        return _input(x, seg, srcs, avals, (x.shape, x.dtype, x.weak_type))
     if t is list or t is tuple:
         return (t, tuple([_walk(e, seg, srcs, avals) for e in x]))
     if t is dict:
@@ -130,7 +135,10 @@ def _infer(sig, seg, srcs):
     flat, tree = jax.tree_util.tree_flatten(out)
     if len(_out_avals) > _OUT_AVALS_MAX:
         _out_avals.clear()
-    return tree, [(tuple(o.shape), o.dtype, bool(getattr(o, "weak_type", False))) for o in flat]
+    avals = [(tuple(o.shape), o.dtype, bool(getattr(o, "weak_type", False))) for o in flat]
+    if len(avals) > 255:
+        raise _Direct  # more outputs than a source code holds (none of torchshim's kernels)
+    return tree, avals, next(_numbers)
 
 
 def record(kernel, args, kwargs):
@@ -161,8 +169,12 @@ def record(kernel, args, kwargs):
         _unwind(seg, n_inputs)
         raise
     r = len(seg.records)
-    seg.records.append((sig, tuple(srcs)))
-    tree, out_avals = out
+    seg.records.append((sig, srcs))
+    tree, out_avals, number = out
+    key = seg.key
+    key.append(number)
+    for s in srcs:
+        key.append(2 * s if type(s) is int else 2 * (s[0] << 8 | s[1]) + 1)
     lazies = [LazyArray(s, d, w, seg, r, j) for j, (s, d, w) in enumerate(out_avals)]
     seg.outs.append(lazies)
     result = lazies[0] if tree.num_nodes == 1 and len(lazies) == 1 else tree.unflatten(lazies)

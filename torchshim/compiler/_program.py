@@ -45,7 +45,7 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from .. import _dtype as _D
-from .. import _precision, _random
+from .. import _fused, _precision, _random
 from ..ops import _autocast
 from .._tensor import Tensor, fresh
 from ..autograd import _engine
@@ -277,6 +277,7 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if self.eager_all or _stance.force_eager() or _capture.active() is not None:
             return self.fn(*args, **kwargs)  # inside another compiled function's trace: traced into it
+        _fused.step_boundary("a torch.compile'd call")  # fused eager mode: the program reads computed state
         state = _State(args, kwargs, self.roots(), self._last_walk)
         self._last_walk = state.roots_walk
         key = (state.sig, is_grad_enabled(), _precision.name(), _modes())

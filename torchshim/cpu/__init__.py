@@ -2,6 +2,7 @@
 import contextlib
 import os
 
+from .. import _fused
 from ..backends.cpu import get_cpu_capability as _capability
 
 __all__ = ["is_available", "is_initialized", "device_count", "current_device", "set_device", "synchronize",
@@ -33,7 +34,9 @@ def set_device(device):
 
 
 def synchronize(device=None):
-    """`torch.cpu.synchronize(device=None)`: CPU work is synchronous; returns None."""
+    """`torch.cpu.synchronize(device=None)`: CPU work is synchronous; returns None. (In fused eager mode it
+    runs the pending segment.)"""
+    _fused.step_boundary("torch.cpu.synchronize()")
 
 
 class Stream:

@@ -1,5 +1,6 @@
 """torch.cuda: real only when jax has a GPU backend. Tensors on 'cuda:i' live on jax's i-th gpu device."""
 from .. import _device as Dev
+from .. import _fused
 from ..ops.legacy_types import CUDA_TYPES
 from . import memory  # noqa: F401
 from .memory import *  # noqa: F401,F403  (memory_allocated, max_memory_allocated, ...)
@@ -49,6 +50,7 @@ def synchronize(device=None):
     `effects_barrier` and every live array on that device ready)."""
     if not is_available():
         Dev._no_cuda()
+    _fused.step_boundary("torch.cuda.synchronize()")  # fused eager mode: run what is pending first
     import jax
     jax.effects_barrier()
     gpu = Dev.gpu_devices()[Dev.current_cuda_index() if device is None else memory._index(device)]

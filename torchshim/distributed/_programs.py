@@ -16,6 +16,7 @@ import jax.numpy as jnp
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
+from .. import _fused
 from . import _runtime
 
 __all__ = ["run", "to_global"]
@@ -85,6 +86,8 @@ def clear():
 def to_global(pg, local):
     """The global array over `pg`'s mesh whose block on this rank is `local`: the ranks' arrays concatenated
     along dim 0, so that this rank's block is its array as it is (no copy); a 0-d array as shape (1,)."""
+    _fused.step_boundary("a collective (torch.distributed)")  # fused eager mode: a collective ends a segment
+    local = _fused.concrete(local)
     if local.ndim == 0:
         local = local.reshape(1)
     dev = _runtime.local_device()

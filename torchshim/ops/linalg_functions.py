@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
+from .. import _fused
 from .._promotion import c_name, short_name
 from .._tensor import Tensor, _wrap_dim
 from .._warnings import user_stacklevel, warn_once
@@ -283,7 +284,7 @@ def _solve_k(a, b):
 def linalg_tensorsolve(A, B, dims=None):
     """`torch.linalg.tensorsolve(A, B, dims=None, *, out=None)`: X with tensordot(A, X, X.ndim) = B (dims of A
     moved last first). Singular systems raise LinAlgError (checked eagerly, skipped under tracing)."""
-    a = A._value
+    a = _fused.concrete(A._value)  # arranged eagerly below, and the singularity check reads the host anyway
     if dims is not None:
         dims = [_wrap_dim(d, A.ndim) for d in ((dims,) if isinstance(dims, int) else dims)]
         a = jnp.moveaxis(a, dims, range(A.ndim - len(dims), A.ndim))

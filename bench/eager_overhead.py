@@ -5,6 +5,8 @@ Every case works on 4x4 float32 tensors on the CPU and is timed, in one process,
   torch      real PyTorch eager (optional: the column is skipped when torch is not installed)
   jax        the hand-written jax.numpy equivalent, eager, `jax.block_until_ready` on the result
   torchshim  the same PyTorch code on torchshim, `jax.block_until_ready` on the result's jax value
+  fused      torchshim in fused eager mode (issue 14): each call records its op; every 100th call runs the
+             recorded segment (one cached program) and waits for it: recording cost plus the flush, per op
 
 PyTorch on the CPU is synchronous, so JAX and torchshim wait for their result inside every timed iteration.
 Each case is warmed up (`--warmup` calls, which also compiles torchshim's kernels), then timed in `--batches`
@@ -113,36 +115,54 @@ def _jax_cases():
     return locals()
 
 
-def _torchshim_cases():
+def _torchshim_cases(sync=lambda t: block(t._value)):
     def add(a, b, v):
-        return lambda: block((a + b)._value)
+        return lambda: sync(a + b)
 
     def mul(a, b, v):
-        return lambda: block((a * b)._value)
+        return lambda: sync(a * b)
 
     def matmul(a, b, v):
-        return lambda: block((a @ b)._value)
+        return lambda: sync(a @ b)
 
     def sum_(a, b, v):
-        return lambda: block(torchshim.sum(a)._value)
+        return lambda: sync(torchshim.sum(a))
 
     def index_read(a, b, v):
-        return lambda: block(a[1, 2:]._value)  # the view, then its contents materialised
+        return lambda: sync(a[1, 2:])  # the view, then its contents materialised
 
     def index_write(a, b, v):
         def f():
             a[1, 2:] = v
-            block(a._value)
+            sync(a)
         return f
 
     def inplace_view_add(a, b, v):
         def f():
             a[1:3].add_(1)
-            block(a._value)
+            sync(a)
         return f
 
-    return locals()
+    return {k: f for k, f in locals().items() if k != "sync"}
 
+
+def _fused_cases():
+    """torchshim's cases in fused eager mode: a call records its op; every CHAIN-th call runs the segment
+    (one cached program of CHAIN ops) and waits for its last result, so the time per call is the recording
+    plus a CHAIN-th of the flush and the program."""
+    last = [None]
+    count = [0]
+
+    def keep(t):
+        last[0] = t
+        count[0] += 1
+        if count[0] % CHAIN == 0:
+            torchshim.fused.flush()
+            block(last[0]._value)
+    return _torchshim_cases(keep)
+
+
+CHAIN = 100
 
 CASES = {
     "add": "a + b",
@@ -156,7 +176,8 @@ CASES = {
 
 
 def _setups(flavour):
-    cases = {"torch": _torch_cases, "jax": _jax_cases, "torchshim": _torchshim_cases}[flavour]()
+    cases = {"torch": _torch_cases, "jax": _jax_cases, "torchshim": _torchshim_cases,
+             "fused": _fused_cases}[flavour]()
     return {("sum" if k == "sum_" else k): f for k, f in cases.items()}
 
 
@@ -170,7 +191,7 @@ def _inputs(flavour, device):
     if flavour == "jax":
         dev = jax.devices("gpu" if device == "cuda" else "cpu")[0]
         return tuple(jax.device_put(jnp.asarray(x), dev) for x in (a, b, v))
-    return tuple(torchshim.tensor(x, device=device) for x in (a, b, v))
+    return tuple(torchshim.tensor(x, device=device) for x in (a, b, v))  # torchshim and fused
 
 
 # ----- timing -----------------------------------------------------------------------------------------------
@@ -202,6 +223,14 @@ def _synced(fn):
 
 def run(flavour, case, warmup, iters, batches, device="cpu"):
     """(µs per call, None) or (None, why it could not run)."""
+    if flavour == "fused":
+        torchshim.set_eager_mode("fused")
+        try:
+            return run("torchshim-fused-body", case, warmup, iters - iters % CHAIN or CHAIN, batches, device)
+        finally:
+            torchshim.set_eager_mode("op")
+    if flavour == "torchshim-fused-body":
+        flavour = "fused"
     try:
         fn = _setups(flavour)[case](*_inputs(flavour, device))
         if flavour == "torch" and device == "cuda":
@@ -227,12 +256,14 @@ def main(argv=None):
                    "(default bench/results/eager_overhead.json)")
     args = p.parse_args(argv)
 
-    flavours = ["jax", "torchshim"] if (torch is None or args.no_torch) else ["torch", "jax", "torchshim"]
+    flavours = ["jax", "torchshim", "fused"]
+    if torch is not None and not args.no_torch:
+        flavours.insert(0, "torch")
 
     rows, errors = [], {}
     for case, what in CASES.items():
         row = {"case": case, "what": what}
-        for fl in ("torch", "jax", "torchshim"):
+        for fl in ("torch", "jax", "torchshim", "fused"):
             us = None
             if fl in flavours:
                 us, err = run(fl, case, args.warmup, args.iters, args.batches, args.device)
@@ -242,6 +273,8 @@ def main(argv=None):
         ts, jx, th = row["torchshim_us"], row["jax_us"], row["torch_us"]
         row["torchshim_over_jax"] = ts / jx if ts is not None and jx is not None else None
         row["torchshim_over_torch"] = ts / th if ts is not None and th is not None else None
+        fu = row["fused_us"]
+        row["fused_over_torch"] = fu / th if fu is not None and th is not None else None
         rows.append(row)
         print(f"  measured {case}", file=sys.stderr, flush=True)
 
@@ -252,6 +285,7 @@ def main(argv=None):
              ("ts/jax", "torchshim_over_jax", 9, ".2f")]
     if "torch" in flavours:
         cols.append(("ts/torch", "torchshim_over_torch", 10, ".2f"))
+    cols.append(("fused µs", "fused_us", 10, ".2f"))
     header = "".join(f"{title:<{w}}" if spec is None else f"{title:>{w}}" for title, _, w, spec in cols)
     print(header)
     print("-" * len(header))
@@ -264,6 +298,10 @@ def main(argv=None):
               and r["torchshim_over_jax"] > 1.5]
     verdict = "MISSED by " + ", ".join(misses) if misses else "met"
     print(f"target (pointwise torchshim/jax <= 1.5x): {verdict}")
+    worst = max((r["fused_us"] for r in rows if r["fused_us"] is not None), default=None)
+    if worst is not None:
+        print(f"target (issue 14: fused per-op cost, flush counted, <= 3 µs): "
+              f"{'met' if worst <= 3 else 'MISSED'} (largest {worst:.2f} µs)")
 
     result = {
         "benchmark": "eager_overhead",

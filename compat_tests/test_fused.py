@@ -251,3 +251,27 @@ def test_run_fused_flag(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "fused [2.0, 2.0, 2.0]"
+
+
+def test_threads_share_the_segment_safely(fused):
+    # multiprocessing's queue feeder thread pickles (reads) tensors while the DataLoader worker's main thread
+    # records the next batch: a flush from one thread must not run a record another thread is making
+    import threading
+
+    errors = []
+
+    def work(k):
+        try:
+            base = torchshim.arange(6.0) + k
+            for i in range(150):
+                x = (base + i) * 2
+                assert x.sum().item() == 2 * (6 * (k + i) + 15)
+        except Exception as e:  # noqa: BLE001  reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]

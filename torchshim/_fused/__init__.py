@@ -62,6 +62,15 @@ def suspended(why):
         STATE.suspended -= 1
 
 
+def _before_fork():
+    # a forked child (a DataLoader worker, multiprocessing) starts with every value computed and nothing
+    # pending: it must not share (and each run) one pending segment with its parent
+    if STATE.seg is not None:
+        flush("os.fork()")
+
+
+os.register_at_fork(before=_before_fork)
+
 _env = os.environ.get("TORCHSHIM_EAGER", "").strip().lower()
 if _env:
     set_mode(_env)

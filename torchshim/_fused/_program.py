@@ -45,9 +45,14 @@ class _Stats:
 _stats = _Stats()
 
 
+def _log_names():
+    return {n.strip() for n in os.environ.get("TORCHSHIM_LOGS", "").split(",") if n.strip()}
+
+
 def _log_on():
-    names = {n.strip() for n in os.environ.get("TORCHSHIM_LOGS", "").split(",") if n.strip()}
-    return bool(names & {"recompiles", "fused", "all"})
+    """TORCHSHIM_LOGS names `recompiles` (each compile and its reason), `fused` (that, and every flush) or
+    `all`."""
+    return bool(_log_names() & {"recompiles", "fused", "all"})
 
 
 def _log(msg):
@@ -135,6 +140,9 @@ def run(seg, why):
     st.flush_reasons[why] += 1
     live = _live(seg)
     records = seg.records
+    if "fused" in _log_names():
+        _log(f"running a segment of {len(records)} ops ({len(live)} outputs kept), ended by {why} at "
+             f"{_user_line()}")
     key = (tuple(seg.key), live)
     prog = _cache.get(key)
     t0 = time.perf_counter()

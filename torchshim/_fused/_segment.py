@@ -13,6 +13,7 @@ input, `2 * (r << 8 | j) + 1` for output j of record r), cheap to hash and compa
 """
 import itertools
 import numbers
+import threading
 
 import jax
 import numpy as np
@@ -141,10 +142,21 @@ def _infer(sig, seg, srcs):
     return tree, avals, next(_numbers)
 
 
+# One pending segment per process, shared by its threads: recording and flushing hold this lock, so a flush
+# from another thread (multiprocessing's queue feeder pickling a DataLoader batch, say) never runs a
+# segment while a record is half made, and a record never appends to a segment that has run.
+_LOCK = threading.RLock()
+
+
 def record(kernel, args, kwargs):
     """Append `kernel(*args, **kwargs)` to the pending segment; its outputs as LazyArrays."""
     if STATE.suspended:
         return kernel.jitted(*_lazy.concrete_tree(args), **_lazy.concrete_tree(kwargs))
+    with _LOCK:
+        return _record(kernel, args, kwargs)
+
+
+def _record(kernel, args, kwargs):
     seg = STATE.seg
     if seg is None:
         seg = STATE.seg = Segment()
@@ -162,6 +174,8 @@ def record(kernel, args, kwargs):
         out = _out_avals.get(sig)
         if out is None:
             out = _out_avals[sig] = _infer(sig, seg, srcs)
+            if STATE.seg is not seg:  # tracing the kernel ran the segment (a host read in its Python code)
+                return _record(kernel, args, kwargs)
     except _Direct:
         _unwind(seg, n_inputs)
         return _direct(kernel, args, kwargs)
@@ -198,13 +212,13 @@ def _direct(kernel, args, kwargs):
 
 def flush(why="flush"):
     """Run the pending segment (if any): every recorded value still referenced gets its array."""
-    seg = STATE.seg
-    if seg is None:
-        return
-    STATE.seg = None
-    if not seg.records:
-        return
-    _program.run(seg, why)
+    with _LOCK:
+        seg = STATE.seg
+        if seg is None:
+            return
+        STATE.seg = None
+        if seg.records:
+            _program.run(seg, why)
 
 
 _lazy._flush = flush

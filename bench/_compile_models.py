@@ -11,7 +11,7 @@ gpt   nanoGPT's model.py shape (LayerNorm with bias, CausalSelfAttention on F.sc
       with is_causal=True, MLP with GELU, pre-norm blocks, tied wte/lm_head, nanoGPT's init), 4 layers, 4
       heads, 128 embedding, block 128, vocab 65 (shakespeare_char), batch 8, dropout 0; AdamW(lr=1e-3,
       betas=(0.9, 0.99), weight_decay=0.1 on the >=2-D parameters only) as nanoGPT's configure_optimizers
-      groups them; no gradient clipping
+      groups them (and, as it does on CUDA, fused=True: step counters on the device); no gradient clipping
 
 The training step is what training scripts write: forward, `loss.backward()`, `opt.step()`,
 `opt.zero_grad()`. The mlp and cnn steps take no argument and close over their batch; the lstm and gpt steps
@@ -131,13 +131,15 @@ def _gpt_classes(T):
             loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
             return logits, loss
 
-        def configure_optimizers(self, weight_decay, learning_rate, betas):
+        def configure_optimizers(self, weight_decay, learning_rate, betas, device_type="cpu"):
             params = {pn: p for pn, p in self.named_parameters() if p.requires_grad}
             decay = [p for p in params.values() if p.dim() >= 2]
             nodecay = [p for p in params.values() if p.dim() < 2]
             groups = [{"params": decay, "weight_decay": weight_decay},
                       {"params": nodecay, "weight_decay": 0.0}]
-            return T.optim.AdamW(groups, lr=learning_rate, betas=betas)
+            # nanoGPT: the fused AdamW on CUDA (its step counters live on the device)
+            extra = {"fused": True} if device_type == "cuda" else {}
+            return T.optim.AdamW(groups, lr=learning_rate, betas=betas, **extra)
 
     return GPTModel
 
@@ -212,7 +214,8 @@ def build(T, case, device):
             return T.optim.SGD(m.parameters(), lr=1.0)
     else:
         def make_opt(m):
-            return m.configure_optimizers(weight_decay=0.1, learning_rate=1e-3, betas=(0.9, 0.99))
+            return m.configure_optimizers(weight_decay=0.1, learning_rate=1e-3, betas=(0.9, 0.99),
+                                          device_type=str(device).split(":")[0])
     return model, make_opt, loss_of
 
 

@@ -18,7 +18,7 @@ import time
 import jax
 import numpy as np
 
-from ._state import STATE
+from ._state import CONCRETE_TYPES as _concrete_types, STATE
 
 __all__ = ["run", "stats", "reset_stats", "clear_cache", "check_later"]
 
@@ -87,11 +87,42 @@ def _measure_dead_refs():
     return sys.getrefcount(outs[0])
 
 
-def _make_program(records, live):
+def _donatable(seg, live):
+    """The inputs the program may donate (write its outputs into): concrete jax arrays nothing but the
+    segment references any more (a parameter or optimizer state the step has replaced), each matched to a
+    kept output of its shape and dtype (XLA reuses a donated buffer only for such an output)."""
+    wanted = collections.Counter((seg.outs[r][j].shape, seg.outs[r][j].dtype) for r, j in live)
+    inputs, concrete = seg.inputs, _concrete_types
+    donate = []
+    for i in range(len(inputs)):
+        if type(inputs[i]) in concrete and sys.getrefcount(inputs[i]) <= 2:  # the list's and the argument's
+            k = (inputs[i].shape, inputs[i].dtype)
+            if wanted[k] > 0:
+                wanted[k] -= 1
+                donate.append(i)
+    return tuple(donate)
+
+
+def _split(inputs, donate):
+    """(donated inputs, kept inputs): the program's two arguments."""
+    if not donate:
+        return [], inputs
+    d = set(donate)
+    return [inputs[i] for i in donate], [x for i, x in enumerate(inputs) if i not in d]
+
+
+def _make_program(records, live, donate, n_inputs):
     from ._segment import call_args
     steps = [(sig[0], sig[1], sig[2], srcs) for sig, srcs in records]
+    d = set(donate)
+    kept_at = [i for i in range(n_inputs) if i not in d]
 
-    def program(inputs):
+    def program(donated, kept):
+        inputs = [None] * n_inputs
+        for i, x in zip(donate, donated):
+            inputs[i] = x
+        for i, x in zip(kept_at, kept):
+            inputs[i] = x
         env = []
         for kernel, targs, tkw, srcs in steps:
             leaves = [inputs[s] if type(s) is int else env[s[0]][s[1]] for s in srcs]
@@ -143,26 +174,29 @@ def run(seg, why):
     if "fused" in _log_names():
         _log(f"running a segment of {len(records)} ops ({len(live)} outputs kept), ended by {why} at "
              f"{_user_line()}")
-    key = (tuple(seg.key), live)
+    donate = _donatable(seg, live) if STATE.donate else ()
+    key = (tuple(seg.key), live, donate)
     prog = _cache.get(key)
+    args = _split(seg.inputs, donate)
+    seg.inputs = None  # the donated arrays' last reference: they are the program's now
     t0 = time.perf_counter()
     try:
         if prog is not None:
             _cache.move_to_end(key)
             st.cache_hits += 1
             with jax.ensure_compile_time_eval():
-                results = prog(seg.inputs)
+                results = prog(*args)
             st.run_s += time.perf_counter() - t0
         else:
             structure = _structure(records)
-            program = _make_program(records, live)
+            program = _make_program(records, live, donate, len(args[0]) + len(args[1]))
             if structure in _dynamic:
                 st.op_by_op_segments += 1
                 with jax.ensure_compile_time_eval():
-                    results = program(seg.inputs)
+                    results = program(*args)
                 st.run_s += time.perf_counter() - t0
             else:
-                results = _compile_and_run(seg, why, key, records, structure, program)
+                results = _compile_and_run(seg, why, key, records, structure, program, args, bool(donate))
                 st.compile_s += time.perf_counter() - t0
     except BaseException as e:
         seg.error = e
@@ -196,7 +230,7 @@ def check_later(lazy, check):
     lazy.seg.checks.append((lazy, check, _user_line()))
 
 
-def _compile_and_run(seg, why, key, records, structure, program):
+def _compile_and_run(seg, why, key, records, structure, program, args, donating):
     st = _stats
     n = _structures[structure] = _structures[structure] + 1
     if n > STATE.recompile_limit:
@@ -206,7 +240,7 @@ def _compile_and_run(seg, why, key, records, structure, program):
                  f"{n - 1} different shapes; it runs op by op from now on")
         st.op_by_op_segments += 1
         with jax.ensure_compile_time_eval():
-            return program(seg.inputs)
+            return program(*args)
     if _log_on():
         site = why
         old = _last_at_site.get(site)
@@ -216,9 +250,9 @@ def _compile_and_run(seg, why, key, records, structure, program):
         else:
             _log(f"compiling a segment of {len(records)} ops (ended by {why}, at {_user_line()})")
         _last_at_site[site] = records
-    prog = jax.jit(program)
+    prog = jax.jit(program, donate_argnums=(0,) if donating else ())
     with jax.ensure_compile_time_eval():
-        results = prog(seg.inputs)
+        results = prog(*args)
     st.compiles += 1
     _cache[key] = prog
     if len(_cache) > STATE.cache_size:

@@ -20,13 +20,12 @@ import numpy as np
 
 from . import _lazy, _program
 from ._lazy import LazyArray
-from ._state import STATE
+from ._state import CONCRETE_TYPES as _concrete_types, STATE
 
 __all__ = ["Segment", "record", "flush", "LEAF"]
 
 LEAF = ("<leaf>",)  # a dynamic leaf's place in a template (compared by value: a tuple no caller can pass)
 _SCALARS = (int, float, bool, complex)
-_concrete_types = set()  # types seen to be concrete jax arrays (jaxlib's ArrayImpl)
 _out_avals = {}  # signature -> (output treedef, [(shape, dtype, weak_type)], number) from jax.eval_shape
 _OUT_AVALS_MAX = 200_000
 _numbers = itertools.count(1)  # signature numbers (never reused, so a number names one signature)

@@ -9,7 +9,7 @@ tensor) costs no second round trip, and one whose storage is all in range needs 
 import jax
 import numpy as np
 
-__all__ = ["first_out_of_range", "note_host_range"]
+__all__ = ["first_out_of_range", "note_host_range", "storage_range"]
 
 
 def note_host_range(storage, host):
@@ -31,6 +31,15 @@ def _storage_range(storage):
         return None
     note_host_range(storage, host)
     return storage._range[1], storage._range[2]
+
+
+def storage_range(storage):
+    """(min, max) of an integer storage's elements (read once per array and remembered), or None when its
+    array is traced, not computed yet (fused eager mode) or empty."""
+    arr = storage._array
+    if type(arr).__name__ == "LazyArray" and arr.value is None:
+        return None
+    return _storage_range(storage)
 
 
 def first_out_of_range(t, lo, hi):

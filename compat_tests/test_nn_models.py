@@ -113,16 +113,18 @@ def _lstm_lm(T, ntoken=50, ninp=16, nhid=24, nlayers=2):
     return RNNModel()
 
 
-def _small_transformer(T):
-    """nn.Transformer (2 encoder + 2 decoder layers, d_model 16, 4 heads) with an embedding and a head."""
+def _small_transformer(T, layers=2):
+    """nn.Transformer (`layers` encoder + `layers` decoder layers, d_model 16, 4 heads) with an embedding and
+    a head."""
     nn = T.nn
 
     class Seq2Seq(nn.Module):
         def __init__(self, ntoken=30, d_model=16):
             super().__init__()
             self.embed = nn.Embedding(ntoken, d_model)
-            self.transformer = nn.Transformer(d_model, nhead=4, num_encoder_layers=2, num_decoder_layers=2,
-                                              dim_feedforward=32, dropout=0.1, batch_first=True)
+            self.transformer = nn.Transformer(d_model, nhead=4, num_encoder_layers=layers,
+                                              num_decoder_layers=layers, dim_feedforward=32, dropout=0.1,
+                                              batch_first=True)
             self.head = nn.Linear(d_model, ntoken)
 
         def forward(self, src, tgt):

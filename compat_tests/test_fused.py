@@ -163,42 +163,30 @@ def test_host_reads_flush(fused):
     assert fused.stats()["ops"] == 4
 
 
-def test_length_limit_flushes(fused):
-    old = _fused.STATE.max_ops
-    _fused.STATE.max_ops = 5
-    try:
-        x = torchshim.zeros(4)
-        for _ in range(12):
-            x = x + 1
-        assert fused.stats()["segments"] >= 2
-        np.testing.assert_array_equal(x.numpy(), np.full(4, 12.0, np.float32))
-    finally:
-        _fused.STATE.max_ops = old
+def test_length_limit_flushes(fused, monkeypatch):
+    monkeypatch.setattr(_fused.STATE, "max_ops", 5)
+    x = torchshim.zeros(4)
+    for _ in range(12):
+        x = x + 1
+    assert fused.stats()["segments"] >= 2
+    np.testing.assert_array_equal(x.numpy(), np.full(4, 12.0, np.float32))
 
 
-def test_changing_shapes_fall_back_to_op_by_op(fused):
-    old = _fused.STATE.recompile_limit
-    _fused.STATE.recompile_limit = 3
-    try:
-        for n in range(1, 9):
-            y = (torchshim.ones(n) * 3).sum()
-            assert y.item() == 3.0 * n
-        st = fused.stats()
-        assert st["compiles"] == 3 and st["op_by_op_segments"] == 5, st
-    finally:
-        _fused.STATE.recompile_limit = old
+def test_changing_shapes_fall_back_to_op_by_op(fused, monkeypatch):
+    monkeypatch.setattr(_fused.STATE, "recompile_limit", 3)
+    for n in range(1, 9):
+        y = (torchshim.ones(n) * 3).sum()
+        assert y.item() == 3.0 * n
+    st = fused.stats()
+    assert st["compiles"] == 3 and st["op_by_op_segments"] == 5, st
 
 
-def test_program_cache_is_bounded(fused):
-    old = _fused.STATE.cache_size
-    _fused.STATE.cache_size = 2
-    try:
-        for n in range(1, 5):
-            (torchshim.ones(n) + 1).numpy()
-        st = fused.stats()
-        assert st["cache_size"] == 2 and st["evictions"] == 2, st
-    finally:
-        _fused.STATE.cache_size = old
+def test_program_cache_is_bounded(fused, monkeypatch):
+    monkeypatch.setattr(_fused.STATE, "cache_size", 2)
+    for n in range(1, 5):
+        (torchshim.ones(n) + 1).numpy()
+    st = fused.stats()
+    assert st["cache_size"] == 2 and st["evictions"] == 2, st
 
 
 def test_compiled_function_inside_fused_mode(fused):

@@ -126,14 +126,19 @@ def test_nanogpt_compiled_runs(compiled):
     assert all(k.startswith("_orig_mod.transformer.") or k == "_orig_mod.lm_head.weight" for k in keys)
 
 
-def test_nanogpt_compiled_matches_eager(eager, compiled):
+def _same_losses(run, eager):
+    """Every printed loss of `run` equals op-mode eager's to the printed 4 decimals (same seed, same draws:
+    weights, batches, dropout masks)."""
     eager.check_complete()
-    compiled.check_complete()
-    # same seed, same draws (weights, batches, dropout masks): the printed 4-decimal losses agree to rounding
+    run.check_complete()
     for i in range(MAX_ITERS + 1):
-        assert compiled.iters[i][0] == pytest.approx(eager.iters[i][0], abs=2e-4), i
+        assert run.iters[i][0] == pytest.approx(eager.iters[i][0], abs=2e-4), i
     for s in eager.evals:
-        assert compiled.evals[s] == pytest.approx(eager.evals[s], abs=2e-4), s
+        assert run.evals[s] == pytest.approx(eager.evals[s], abs=2e-4), s
+
+
+def test_nanogpt_compiled_matches_eager(eager, compiled):
+    _same_losses(compiled, eager)
     import torch
 
     ckpt = torch.load(os.path.join(compiled.folder, "out-tiny", "ckpt.pt"), map_location="cpu")
@@ -146,12 +151,7 @@ def test_nanogpt_compiled_matches_eager(eager, compiled):
 
 def test_nanogpt_fused_matches_eager(eager, fused):
     """Issue 14: train.py unmodified in fused eager mode (TORCHSHIM_EAGER=fused) prints op mode's losses."""
-    eager.check_complete()
-    fused.check_complete()
-    for i in range(MAX_ITERS + 1):
-        assert fused.iters[i][0] == pytest.approx(eager.iters[i][0], abs=2e-4), i
-    for s in eager.evals:
-        assert fused.evals[s] == pytest.approx(eager.evals[s], abs=2e-4), s
+    _same_losses(fused, eager)
     # a training loop compiles its few segments once: no segment structure falls back to op by op
     assert "runs op by op" not in fused.result.stderr, fused.result.explain()
 

@@ -16,7 +16,7 @@ from ._lazy import LazyArray, concrete, concrete_tree
 from ._state import MODES, STATE
 
 __all__ = ["jit", "LazyArray", "concrete", "concrete_tree", "flush", "set_mode", "get_mode", "suspended",
-           "stats", "reset_stats", "clear_cache", "step_boundary", "pending", "check_later"]
+           "stats", "reset_stats", "clear_cache", "step_boundary", "pending", "check_later", "settle"]
 
 flush = _segment.flush
 check_later = _program.check_later
@@ -42,6 +42,15 @@ def set_mode(mode):
 def get_mode():
     """The current eager mode: "op" or "fused"."""
     return "fused" if STATE.fused else "op"
+
+
+def settle(storages):
+    """Replace each storage's recorded value by its computed array (running what is pending first): for code
+    that hands storage arrays to jax programs of its own (torch.compile's, torch.jit's)."""
+    for st in storages:
+        a = st._array
+        if type(a) is LazyArray:
+            st._array = a.force("a compiled program's input")
 
 
 def step_boundary(why):

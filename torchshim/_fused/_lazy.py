@@ -8,6 +8,8 @@ its arguments (`jax.jit`, `jax.device_put`, `jax.tree_util`) does the same: it i
 child is the computed array. `jax.numpy` functions reject it (JAX no longer converts unknown objects): code
 that calls jax outside a kernel must pass `concrete(x)`.
 """
+import operator
+
 import jax
 import numpy as np
 
@@ -103,23 +105,60 @@ class LazyArray:
         return iter(self.force("iteration"))
 
 
-def _binary_dunder(name):
-    def method(self, *other):
-        return getattr(self.force(f"operator {name}"), name)(*other)
+# Operators on a LazyArray are recorded like kernels (the autograd engine adds gradients with `+`): one jitted
+# function per operator, made on first use (`_jit` imports this module). Operands jax would not take give
+# NotImplemented, as a jax array's operators do.
+_OPERATORS = {
+    "__add__": operator.add, "__sub__": operator.sub, "__mul__": operator.mul,
+    "__truediv__": operator.truediv, "__floordiv__": operator.floordiv, "__mod__": operator.mod,
+    "__pow__": operator.pow, "__matmul__": operator.matmul, "__and__": operator.and_, "__or__": operator.or_,
+    "__xor__": operator.xor, "__lshift__": operator.lshift, "__rshift__": operator.rshift,
+    "__lt__": operator.lt, "__le__": operator.le, "__gt__": operator.gt, "__ge__": operator.ge,
+    "__eq__": operator.eq, "__ne__": operator.ne,
+}
+_REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rmod__", "__rpow__",
+              "__rmatmul__", "__rand__", "__ror__", "__rxor__", "__rlshift__", "__rrshift__")
+_UNARY = {"__neg__": operator.neg, "__pos__": operator.pos, "__abs__": operator.abs,
+          "__invert__": operator.invert}
+_kernels = {}
+
+
+def _kernel(name, fn):
+    k = _kernels.get(name)
+    if k is None:
+        from ._jit import jit
+        fn = (lambda f: lambda a, b: f(b, a))(fn) if name in _REFLECTED else fn
+        k = _kernels[name] = jit(fn)
+    return k
+
+
+def _operand(x):
+    return isinstance(x, (LazyArray, jax.Array, np.ndarray, np.generic, bool, int, float, complex))
+
+
+def _binary_dunder(name, fn):
+    def method(self, other):
+        if not _operand(other):
+            return NotImplemented
+        return _kernel(name, fn)(self, other)
     method.__name__ = name
     return method
 
 
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-              "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
-              "__matmul__", "__rmatmul__", "__neg__", "__pos__", "__abs__", "__invert__", "__and__",
-              "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lt__", "__le__", "__gt__", "__ge__",
-              "__lshift__", "__rlshift__", "__rshift__", "__rrshift__"):
-    setattr(LazyArray, _name, _binary_dunder(_name))
+def _unary_dunder(name, fn):
+    def method(self):
+        return _kernel(name, fn)(self)
+    method.__name__ = name
+    return method
 
-for _name in ("__eq__", "__ne__"):  # elementwise, as a jax array's (so unhashable, like one)
-    setattr(LazyArray, _name, _binary_dunder(_name))
-LazyArray.__hash__ = None
+
+for _name, _fn in _OPERATORS.items():
+    setattr(LazyArray, _name, _binary_dunder(_name, _fn))
+for _name in _REFLECTED:
+    setattr(LazyArray, _name, _binary_dunder(_name, _OPERATORS["__" + _name[3:]]))
+for _name, _fn in _UNARY.items():
+    setattr(LazyArray, _name, _unary_dunder(_name, _fn))
+LazyArray.__hash__ = None  # elementwise ==, as a jax array's (so unhashable, like one)
 
 
 def concrete(x):

@@ -279,6 +279,7 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)  # inside another compiled function's trace: traced into it
         _fused.step_boundary("a torch.compile'd call")  # fused eager mode: the program reads computed state
         state = _State(args, kwargs, self.roots(), self._last_walk)
+        _fused.settle(state.storages)
         self._last_walk = state.roots_walk
         key = (state.sig, is_grad_enabled(), _precision.name(), _modes())
         entry = self.cache.get(key)
@@ -666,6 +667,7 @@ def _donatable(a):
 def _run(e, state):
     """Run entry `e` on the call's state; returns the call's result."""
     storages = state.storages
+    _fused.settle(e.misses)
     if e.donate:
         don = [_donatable(storages[i]._array) for i in e.donated]
     else:  # a forward keeps its inputs (create_graph differentiates it again from them)

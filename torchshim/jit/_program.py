@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _random
+from .. import _fused, _random
 from .._tensor import Tensor, fresh
 from ..autograd import _node
 from ..autograd.grad_mode import is_grad_enabled, no_grad
@@ -295,8 +295,9 @@ class Program:
                            e.meta, warn)
         e.meta_in = dict(in_template=tmpl, in_meta=in_meta, names=names,
                          state_meta=[(t._dtype, t._storage.device) for t in state])
+        _fused.settle(storages)  # fused eager mode: computed arrays, not recorded values
         state0 = [s._array for s in storages]
-        in0 = [t._value for t in ins]
+        in0 = [_fused.concrete(t._value) for t in ins]
         rng0 = _rng([_random.default_generator])
         try:
             traced = jax.jit(e.pure).trace(specs_of(state0), specs_of(in0), specs_of(rng0))
@@ -326,8 +327,9 @@ def _rng(gens):
 def run(e, storages, state, ins, call=None):
     """Run entry `e` on the current state arrays and the inputs; writes back state and inputs; returns the
     result. `call` (saved programs): the callable to run instead of `e.compiled`/`e.vjp_program`."""
+    _fused.settle(storages)  # fused eager mode: computed arrays, not recorded values
     state_arrays = [s._array for s in storages]
-    in_arrays = [t._value for t in ins]
+    in_arrays = [_fused.concrete(t._value) for t in ins]
     gen = _random.default_generator
     rng = _rng([gen])
     meta = e.meta

@@ -69,5 +69,7 @@ def jit(fn=None, *, static_argnums=None, static_argnames=None, **jit_kwargs):
     functools.update_wrapper(call, fn)
     call.jitted = jitted
     call.kernel = kernel
-    call.lower = jitted.lower
+    for name in ("lower", "trace", "eval_shape", "_cache_size", "clear_cache"):  # jax.jit's own methods
+        if hasattr(jitted, name):
+            setattr(call, name, getattr(jitted, name))
     return call

@@ -198,6 +198,19 @@ def test_compiled_function_inside_fused_mode(fused):
     np.testing.assert_allclose(f(a, b).numpy(), ref, rtol=1e-6)
 
 
+def test_mode_switch_happens_even_if_the_pending_ops_fail():
+    torchshim.set_eager_mode("fused")
+    try:
+        x = torchshim.arange(3.0)
+        idx = torchshim.tensor([0, 5]) + 0  # pending: the bounds check waits for the flush
+        x.gather(0, idx)
+        with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 0 with size 3"):
+            torchshim.set_eager_mode("op")
+        assert torchshim.fused.eager_mode() == "op"
+    finally:
+        torchshim.set_eager_mode("op")
+
+
 def test_mode_switch_validation():
     with pytest.raises(ValueError, match="eager mode must be one of"):
         torchshim.set_eager_mode("lazy")

@@ -35,8 +35,10 @@ def set_mode(mode):
     segments). Switching runs what is pending."""
     if mode not in MODES:
         raise ValueError(f"eager mode must be one of {list(MODES)}, got {mode!r}")
-    flush("set_eager_mode")
-    STATE.fused = mode == "fused"
+    try:
+        flush("set_eager_mode")  # an error of the pending ops (a deferred index check) propagates...
+    finally:
+        STATE.fused = mode == "fused"  # ...after the switch
 
 
 def get_mode():

@@ -7,7 +7,6 @@ run as cached jitted programs. `docs/performance.md` ("Fused eager mode") descri
 - `_segment`: the pending segment, `flush(why)`;
 - `_program`: the program cache, stats, recompile log, op-by-op fallback.
 """
-import contextlib
 import os
 
 from . import _program, _segment
@@ -15,7 +14,7 @@ from ._jit import jit
 from ._lazy import LazyArray, concrete, concrete_tree
 from ._state import MODES, STATE
 
-__all__ = ["jit", "LazyArray", "concrete", "concrete_tree", "flush", "set_mode", "get_mode", "suspended",
+__all__ = ["jit", "LazyArray", "concrete", "concrete_tree", "flush", "set_mode", "get_mode",
            "stats", "reset_stats", "clear_cache", "step_boundary", "pending", "check_later", "settle"]
 
 flush = _segment.flush
@@ -59,18 +58,6 @@ def step_boundary(why):
     """A natural end of a segment (an optimizer step, a collective): run what is pending."""
     if STATE.seg is not None:
         flush(why)
-
-
-@contextlib.contextmanager
-def suspended(why):
-    """Run what is pending, then run every kernel directly until the block ends (torch.compile's traces)."""
-    if STATE.seg is not None:
-        flush(why)
-    STATE.suspended += 1
-    try:
-        yield
-    finally:
-        STATE.suspended -= 1
 
 
 def _before_fork():

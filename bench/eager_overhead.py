@@ -224,21 +224,20 @@ def _synced(fn):
 def run(flavour, case, warmup, iters, batches, device="cpu"):
     """(µs per call, None) or (None, why it could not run)."""
     if flavour == "fused":
+        iters = iters - iters % CHAIN or CHAIN  # whole segments of CHAIN ops per batch
         torchshim.set_eager_mode("fused")
-        try:
-            return run("torchshim-fused-body", case, warmup, iters - iters % CHAIN or CHAIN, batches, device)
-        finally:
-            torchshim.set_eager_mode("op")
-    if flavour == "torchshim-fused-body":
-        flavour = "fused"
     try:
-        fn = _setups(flavour)[case](*_inputs(flavour, device))
-        if flavour == "torch" and device == "cuda":
-            fn = _synced(fn)
-        fn()  # probe: an op that torchshim does not have yet fails here, not mid-measurement
-    except Exception as e:  # noqa: BLE001  reported in the table
-        return None, f"{type(e).__name__}: {e}"
-    return _time(fn, warmup, iters, batches), None
+        try:
+            fn = _setups(flavour)[case](*_inputs(flavour, device))
+            if flavour == "torch" and device == "cuda":
+                fn = _synced(fn)
+            fn()  # probe: an op that torchshim does not have yet fails here, not mid-measurement
+        except Exception as e:  # noqa: BLE001  reported in the table
+            return None, f"{type(e).__name__}: {e}"
+        return _time(fn, warmup, iters, batches), None
+    finally:
+        if flavour == "fused":
+            torchshim.set_eager_mode("op")
 
 
 def _fmt(x, spec):

@@ -9,6 +9,8 @@ tensor) costs no second round trip, and one whose storage is all in range needs 
 import jax
 import numpy as np
 
+from . import _fused
+
 __all__ = ["first_out_of_range", "note_host_range", "storage_range"]
 
 
@@ -36,8 +38,7 @@ def _storage_range(storage):
 def storage_range(storage):
     """(min, max) of an integer storage's elements (read once per array and remembered), or None when its
     array is traced, not computed yet (fused eager mode) or empty."""
-    arr = storage._array
-    if type(arr).__name__ == "LazyArray" and arr.value is None:
+    if _fused.pending(storage._array):
         return None
     return _storage_range(storage)
 

@@ -21,7 +21,7 @@ class Kernel:
     """What the recorder needs of a kernel: the jitted function, which positional/keyword arguments are
     static, and its name (for logs and errors)."""
 
-    __slots__ = ("jitted", "static_pos", "static_names", "name", "nparams")
+    __slots__ = ("jitted", "static_pos", "static_names", "name")
 
     def __init__(self, jitted, static_pos, static_names, name):
         self.jitted = jitted

@@ -199,10 +199,7 @@ def run(seg, why):
                 results = _compile_and_run(seg, why, key, records, structure, program, args, bool(donate))
                 st.compile_s += time.perf_counter() - t0
     except BaseException as e:
-        seg.error = e
-        for outs in seg.outs:
-            for o in outs:
-                o.seg = seg
+        seg.error = e  # its outputs keep `seg` and no value: reading one raises
         raise
     outs = seg.outs
     for (r, j), v in zip(live, results):

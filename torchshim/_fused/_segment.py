@@ -12,7 +12,6 @@ list of integers made while recording (each signature's number, then each leaf's
 input, `2 * (r << 8 | j) + 1` for output j of record r), cheap to hash and compare.
 """
 import itertools
-import numbers
 import threading
 
 import jax
@@ -68,7 +67,7 @@ def _walk(x, seg, srcs, avals):
         if v is not None:
             return _walk(v, seg, srcs, avals)
         if x.seg is not seg:
-            x.force()  # another thread's segment or a failed one: its value (or its error)
+            x.force()  # a value of a segment that failed: force raises
             return _walk(x.value, seg, srcs, avals)
         srcs.append((x.rec, x.idx))
         avals.append((x.shape, x.dtype, x.weak_type))
@@ -93,8 +92,6 @@ def _walk(x, seg, srcs, avals):
         return _walk(x, seg, srcs, avals)
     if isinstance(x, (np.ndarray, np.generic)):
         return _input(x, seg, srcs, avals, (x.shape, x.dtype, False))
-    if isinstance(x, numbers.Number):
-        raise _Direct
     raise _Direct
 
 
@@ -150,7 +147,7 @@ _LOCK = threading.RLock()
 def record(kernel, args, kwargs):
     """Append `kernel(*args, **kwargs)` to the pending segment; its outputs as LazyArrays."""
     if STATE.suspended:
-        return kernel.jitted(*_lazy.concrete_tree(args), **_lazy.concrete_tree(kwargs))
+        return _direct(kernel, args, kwargs)
     with _LOCK:
         return _record(kernel, args, kwargs)
 
